@@ -5,6 +5,8 @@
 //! - [`tools`]: the subcommands for people (perft, bench, analyze, play, match).
 #![deny(missing_docs)]
 
+pub mod game;
 pub mod notation;
 pub mod rules;
+pub mod search;
 pub mod tools;

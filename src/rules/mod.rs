@@ -254,8 +254,8 @@ fn below(random: u32, n: u32) -> u32 {
     ((random as u64 * n as u64) >> 32) as u32
 }
 
-/// A cell to play in.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A cell to play in. The default is `a9`, a placeholder for unused slots.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Move(u8);
 
 impl Move {
@@ -438,10 +438,10 @@ pub struct Position {
     /// The empty cells of open boards: the legal moves when the side to
     /// move may go anywhere; zero once the game is over.
     open: u128,
-    /// The small boards won by the side to move (9 bits).
-    won_us: u16,
-    /// The small boards won by the side that just moved.
-    won_them: u16,
+    /// The small boards won by the side to move (bits 0-8) and by the side
+    /// that just moved (bits 16-24); one word, so that swapping sides is a
+    /// rotation of the same size as the updates (no store-forwarding stall).
+    won: u32,
     /// The small boards that are won or full.
     closed: u16,
     /// Side to move as 0 (x) or 1 (o).
@@ -467,8 +467,7 @@ impl Position {
             us: 0,
             them: 0,
             open: ALL_CELLS,
-            won_us: 0,
-            won_them: 0,
+            won: 0,
             closed: 0,
             side: 0,
             target: ANY_BOARD,
@@ -523,14 +522,19 @@ impl Position {
             us: marks[me],
             them: marks[you],
             open,
-            won_us: won[me],
-            won_them: won[you],
+            won: won[me] as u32 | (won[you] as u32) << 16,
             closed,
             side: side as u8,
             target,
             last: last.map_or(NO_MOVE, |m| m.0),
             status,
         }
+    }
+
+    /// The small boards won by the side to move.
+    #[inline(always)]
+    fn won_us(&self) -> u16 {
+        self.won as u16
     }
 
     /// The side to move.
@@ -590,9 +594,9 @@ impl Position {
     /// The small boards a player has won, one bit per board.
     pub fn won_boards(&self, p: Player) -> u16 {
         if p == self.side_to_move() {
-            self.won_us
+            self.won_us()
         } else {
-            self.won_them
+            (self.won >> 16) as u16
         }
     }
 
@@ -687,10 +691,10 @@ impl Position {
         let board_bit = 1u16 << b;
         // The game can only end when a board closes.
         if is_line(mine) {
-            self.won_us |= board_bit;
+            self.won |= board_bit as u32;
             self.closed |= board_bit;
             self.open &= !CELLS_OF[b & 15];
-            if self.open == 0 || is_line(self.won_us) {
+            if self.open == 0 || is_line(self.won_us()) {
                 self.finish();
             }
         } else if empty == 0 {
@@ -705,7 +709,7 @@ impl Position {
             c
         };
         std::mem::swap(&mut self.us, &mut self.them);
-        std::mem::swap(&mut self.won_us, &mut self.won_them);
+        self.won = self.won.rotate_left(16);
         self.side ^= 1;
         self.last = index;
     }
@@ -714,7 +718,7 @@ impl Position {
     /// closed; called before the sides swap.
     #[inline(always)]
     fn finish(&mut self) {
-        self.status = if is_line(self.won_us) {
+        self.status = if is_line(self.won_us()) {
             1 + self.side
         } else {
             3
@@ -728,7 +732,7 @@ impl Position {
         if self.is_over() {
             return None;
         }
-        let mut boards = completing(self.won_us) & !self.closed;
+        let mut boards = completing(self.won_us()) & !self.closed;
         if self.target != ANY_BOARD {
             boards &= 1 << self.target;
         }
@@ -756,7 +760,7 @@ impl Position {
 
     /// Plays one uniformly random move; `false` when the game is over.
     #[inline(always)]
-    fn random_step<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+    pub(crate) fn random_step<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
         if self.target != ANY_BOARD {
             // Sent to one board: pick among its (at most 9) empty cells,
             // without going through the 128-bit mask.
@@ -783,6 +787,19 @@ impl Position {
         }
     }
 
+    /// Plays a game-winning move if the side to move has one, else a
+    /// uniformly random move; `false` when the game is over.
+    #[inline(always)]
+    pub(crate) fn winning_step<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        match self.winning_move() {
+            Some(m) => {
+                self.play_unchecked(m);
+                true
+            }
+            None => self.random_step(rng),
+        }
+    }
+
     /// Plays uniformly random moves to the end of the game; returns the
     /// final position.
     pub fn random_playout<R: rand::Rng + ?Sized>(self, rng: &mut R) -> Position {
@@ -796,13 +813,8 @@ impl Position {
     /// the final position.
     pub fn winning_playout<R: rand::Rng + ?Sized>(self, rng: &mut R) -> Position {
         let mut pos = self;
-        loop {
-            if let Some(m) = pos.winning_move() {
-                pos.play_unchecked(m);
-            } else if !pos.random_step(rng) {
-                return pos;
-            }
-        }
+        while pos.winning_step(rng) {}
+        pos
     }
 }
 

@@ -1,0 +1,828 @@
+//! Parallel Monte Carlo tree search with MCTS-Solver, over any [`Game`].
+//!
+//! Each iteration walks down the tree by UCT (first-play urgency for
+//! unvisited children), expands a node once it has been visited
+//! [`Params::expand_visits`] times, plays the game out by the playout policy
+//! (by default taking a game-winning move whenever one exists), and adds the
+//! result (win 1, draw 1/2, loss 0) along the path. Proven wins, losses and
+//! draws propagate up the tree (MCTS-Solver); a proven win at the root ends
+//! the search at once, proven losses are never chosen while anything else
+//! is left, and distances to the end are reported.
+//!
+//! # Parallelism: one tree per thread (root parallelism)
+//!
+//! Each thread searches its own tree from the same root with its own random
+//! generator; the root statistics are summed when the search ends. This was
+//! chosen by measurement over a shared lock-free tree: threads share no
+//! cache line in the hot path, so iterations per second scale with the
+//! cores (1.97x for 2 threads on the 2-core development machines, see the
+//! `search` bench and `ultimo bench --threads 2`), where a shared tree pays
+//! a cache-line transfer on every update of the few nodes near the root
+//! (about a quarter of an iteration's time here, and the `mcts` crate's
+//! shared tree managed 1.6-1.7x). Chaslot, Winands and van den Herik (2008)
+//! found root parallelism the strongest scheme up to 16 threads, and it
+//! keeps every thread's search deterministic under a fixed seed and node
+//! budget. Threads run as long loops on a rayon pool (one job per thread).
+//!
+//! # Memory
+//!
+//! The `hash` size bounds all trees together (each thread gets an equal
+//! share), counting the nodes and the scratch used to compact a tree. The
+//! node arena is reserved once and never grows past its capacity: when a
+//! tree is full it stops adding nodes and goes on refining the statistics
+//! of the tree it has (iterations end in playouts from its leaves), so the
+//! search keeps returning good moves. Between moves the subtree of the
+//! position actually reached is kept and slid to the front of the arena
+//! (tree reuse); pondering uses the same mechanism.
+
+mod time;
+mod tree;
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub use time::{TimePlan, plan};
+use tree::{DRAW, LOSS, Tree, UNKNOWN, WIN, bytes_per_node};
+
+use crate::game::Game;
+
+/// How playouts choose moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Playout {
+    /// Uniformly random moves.
+    Uniform,
+    /// A game-winning move when the side to move has one, else random.
+    Winning,
+}
+
+/// The search's tunable parameters.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Params {
+    /// UCT exploration constant `c` in `q + c * sqrt(ln N / n)`.
+    pub exploration: f32,
+    /// Value given to an unvisited child (first-play urgency); above 1
+    /// visits every child once before revisiting any.
+    pub fpu: f32,
+    /// Visits a leaf needs before it is expanded.
+    pub expand_visits: u32,
+    /// The playout policy.
+    pub playout: Playout,
+    /// Whether proven results propagate (MCTS-Solver).
+    pub solver: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            exploration: 0.5,
+            fpu: 1.1,
+            expand_visits: 2,
+            playout: Playout::Winning,
+            solver: true,
+        }
+    }
+}
+
+/// Engine settings that outlive one search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Search threads (one tree each).
+    pub threads: usize,
+    /// Memory for all trees together, in MiB.
+    pub hash_mb: usize,
+    /// Seed of the random generators (thread `i` uses `seed + i`).
+    pub seed: u64,
+    /// Time kept back from every move for communication delays.
+    pub move_overhead: Duration,
+    /// Search parameters.
+    pub params: Params,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: 1,
+            hash_mb: 256,
+            seed: 0,
+            move_overhead: Duration::from_millis(10),
+            params: Params::default(),
+        }
+    }
+}
+
+/// A chess-style clock for the side to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left.
+    pub time: Duration,
+    /// Increment per move.
+    pub inc: Duration,
+    /// Moves until the next time control, if any.
+    pub movestogo: Option<u32>,
+}
+
+/// What ends a search; several may be set, the first reached wins. With
+/// none set (and not infinite) the search runs until stopped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Iterations (playouts), over all threads.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// The clock of the side to move.
+    pub clock: Option<Clock>,
+    /// Stop once the mean depth of the iterations' leaves reaches this.
+    pub depth: Option<u32>,
+    /// Search until stopped, even past the other limits.
+    pub infinite: bool,
+}
+
+/// Signals from outside a running search (another thread).
+#[derive(Debug, Default)]
+pub struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+}
+
+impl Control {
+    /// A control with no stop raised.
+    pub fn new() -> Self {
+        Control::default()
+    }
+
+    /// Prepares for a new search; `pondering` searches without time limits
+    /// until [`Control::ponderhit`].
+    pub fn reset(&self, pondering: bool) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(pondering, Ordering::SeqCst);
+    }
+
+    /// Asks the search to stop and return its move as soon as it can.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a
+    /// normal one, its time counted from now.
+    pub fn ponderhit(&self) {
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether the search is pondering.
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+}
+
+/// A proven result of a root move, with the plies from the root to the end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Proven {
+    /// The move wins; the game ends after this many plies.
+    Win(u32),
+    /// The move loses.
+    Loss(u32),
+    /// The move draws.
+    Draw(u32),
+}
+
+impl Proven {
+    /// Moves of the side to move until the end (`mate N` counts these).
+    pub fn moves(self) -> u32 {
+        match self {
+            Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p.div_ceil(2),
+        }
+    }
+}
+
+/// What the search found about one root move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line<M> {
+    /// The root move.
+    pub mv: M,
+    /// Iterations through it (all threads).
+    pub visits: u64,
+    /// Expected score for the side to move (win 1, draw 1/2), in [0, 1].
+    pub q: f64,
+    /// Win, draw and loss chances for the side to move, in permille
+    /// (summing to 1000), from this search's playouts.
+    pub wdl: [u32; 3],
+    /// The proven result, if any.
+    pub proven: Option<Proven>,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<M>,
+}
+
+/// A search's results, best root move first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report<M> {
+    /// One line per root move the search could choose, best first.
+    pub lines: Vec<Line<M>>,
+    /// Iterations in this search (all threads).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+    /// Mean depth of the iterations' leaves.
+    pub depth: u32,
+    /// Deepest leaf reached.
+    pub seldepth: u32,
+    /// How full the fullest tree is, in permille.
+    pub hashfull: u32,
+}
+
+impl<M: Copy> Report<M> {
+    /// The move to play, if any.
+    pub fn best_move(&self) -> Option<M> {
+        self.lines.first().map(|l| l.mv)
+    }
+
+    /// The expected reply to the best move, if known.
+    pub fn ponder_move(&self) -> Option<M> {
+        self.lines.first().and_then(|l| l.pv.get(1).copied())
+    }
+
+    /// Iterations per second.
+    pub fn nps(&self) -> u64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            (self.nodes as f64 / secs) as u64
+        } else {
+            0
+        }
+    }
+}
+
+/// Root statistics one thread publishes for the thread that reports.
+struct Share {
+    /// The thread's iteration budget, if any.
+    quota: Option<u64>,
+    iterations: AtomicU64,
+    depth_sum: AtomicU64,
+    max_depth: AtomicU32,
+    hashfull: AtomicU32,
+    /// Per root child: visits, score, wins, draws, losses.
+    stats: Vec<[AtomicU32; 5]>,
+    /// Per root child: proof and distance.
+    proof: Vec<[AtomicU8; 2]>,
+}
+
+impl Share {
+    fn new(children: usize, quota: Option<u64>) -> Self {
+        Share {
+            quota,
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            hashfull: AtomicU32::new(0),
+            stats: (0..children).map(|_| Default::default()).collect(),
+            proof: (0..children).map(|_| Default::default()).collect(),
+        }
+    }
+
+    fn publish<G: Game>(&self, tree: &Tree<G>) {
+        let r = Ordering::Relaxed;
+        self.iterations.store(tree.iterations, r);
+        self.depth_sum.store(tree.depth_sum, r);
+        self.max_depth.store(tree.max_depth, r);
+        self.hashfull.store(hashfull(tree), r);
+        for (k, c) in tree.root().children().enumerate() {
+            let node = tree.node(c);
+            let [w, d, l] = tree.root_wdl[k];
+            for (slot, v) in self.stats[k].iter().zip([node.visits, node.score, w, d, l]) {
+                slot.store(v, r);
+            }
+            self.proof[k][0].store(node.proof, r);
+            self.proof[k][1].store(node.dist, r);
+        }
+    }
+}
+
+fn hashfull<G: Game>(tree: &Tree<G>) -> u32 {
+    (tree.len() as u64 * 1000 / tree.capacity() as u64) as u32
+}
+
+/// Summed statistics of one root child over all trees.
+#[derive(Copy, Clone, Default)]
+struct ChildSum {
+    visits: u64,
+    score: u64,
+    wdl: [u64; 3],
+    proof: u8,
+    dist: u8,
+}
+
+impl ChildSum {
+    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: u8, dist: u8) {
+        self.visits += visits as u64;
+        self.score += score as u64;
+        for (a, b) in self.wdl.iter_mut().zip(wdl) {
+            *a += b as u64;
+        }
+        if proof != UNKNOWN && self.proof == UNKNOWN {
+            self.proof = proof;
+            self.dist = dist;
+        }
+    }
+
+    /// Ordering key: larger is better (see `tree::best_child`).
+    fn key(&self) -> (u8, i64, u64, u64) {
+        match self.proof {
+            WIN => (2, -(self.dist as i64), 0, 0),
+            LOSS => (0, self.dist as i64, 0, 0),
+            _ => (1, 0, self.visits, self.score),
+        }
+    }
+
+    fn line<M>(&self, mv: M, pv: Vec<M>) -> Line<M> {
+        let proven = match self.proof {
+            WIN => Some(Proven::Win(self.dist as u32 + 1)),
+            LOSS => Some(Proven::Loss(self.dist as u32 + 1)),
+            DRAW => Some(Proven::Draw(self.dist as u32 + 1)),
+            _ => None,
+        };
+        let q = match self.proof {
+            WIN => 1.0,
+            LOSS => 0.0,
+            DRAW => 0.5,
+            _ if self.visits == 0 => 0.5,
+            _ => self.score as f64 / (2.0 * self.visits as f64),
+        };
+        let wdl = match self.proof {
+            WIN => [1000, 0, 0],
+            LOSS => [0, 0, 1000],
+            DRAW => [0, 1000, 0],
+            _ => permille(self.wdl, q),
+        };
+        Line {
+            mv,
+            visits: self.visits,
+            q,
+            wdl,
+            proven,
+            pv,
+        }
+    }
+}
+
+/// Win/draw/loss counts as permille summing to 1000; with no counts, an
+/// estimate from the expected score `q` with no draws.
+fn permille(counts: [u64; 3], q: f64) -> [u32; 3] {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        let w = (q * 1000.0).round() as u32;
+        return [w, 0, 1000 - w.min(1000)];
+    }
+    let w = (counts[0] * 1000 + total / 2) / total;
+    let d = (counts[1] * 1000 + total / 2) / total;
+    let w = w.min(1000) as u32;
+    let d = (d as u32).min(1000 - w);
+    [w, d, 1000 - w - d]
+}
+
+/// Iterations between two looks at the clock by the reporting thread.
+const CHECK_EVERY: u32 = 256;
+/// Iterations between two publications of a thread's root statistics.
+const PUBLISH_EVERY: u32 = 1024;
+/// Longest PV reported.
+const MAX_PV: usize = 32;
+
+/// The search: one tree per thread, kept between moves.
+pub struct Searcher<G: Game> {
+    options: Options,
+    trees: Vec<Tree<G>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl<G: Game> Searcher<G> {
+    /// A searcher with these options, its trees at `root`.
+    pub fn new(options: Options, root: G) -> Result<Self, String> {
+        let mut s = Searcher {
+            options: Options::default(),
+            trees: Vec::new(),
+            pool: None,
+        };
+        s.set_options(options, root)?;
+        Ok(s)
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Changes the options; threads and hash changes rebuild the trees.
+    pub fn set_options(&mut self, options: Options, root: G) -> Result<(), String> {
+        if options.threads == 0 {
+            return Err("threads must be at least 1".into());
+        }
+        if options.hash_mb == 0 {
+            return Err("hash must be at least 1 MiB".into());
+        }
+        let rebuild = options.threads != self.options.threads
+            || options.hash_mb != self.options.hash_mb
+            || self.trees.is_empty();
+        if rebuild {
+            let pool = if options.threads > 1 {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(options.threads - 1)
+                    .thread_name(|i| format!("ultimo-search-{}", i + 1))
+                    .build()
+                    .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
+                Some(pool)
+            } else {
+                None
+            };
+            self.trees.clear();
+            let bytes = options.hash_mb as f64 * 1024.0 * 1024.0;
+            let capacity = (bytes / bytes_per_node::<G::Move>() / options.threads as f64) as usize;
+            for i in 0..options.threads {
+                self.trees.push(Tree::new(
+                    capacity,
+                    root,
+                    options.seed.wrapping_add(i as u64),
+                ));
+            }
+            self.pool = pool;
+        }
+        self.options = options;
+        Ok(())
+    }
+
+    /// Forgets all trees (a new game).
+    pub fn clear(&mut self, root: G) {
+        for tree in &mut self.trees {
+            tree.reset(root);
+        }
+    }
+
+    /// Most nodes one thread's tree can hold.
+    pub fn tree_capacity(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.capacity())
+    }
+
+    /// Searches `root` within `limits`, calling `on_info` about once a
+    /// second with the current results, and returns the final results.
+    /// With `searchmoves` not empty, only those root moves are considered.
+    pub fn search(
+        &mut self,
+        root: &G,
+        limits: &Limits,
+        searchmoves: &[G::Move],
+        control: &Control,
+        on_info: &mut (dyn FnMut(&Report<G::Move>) + Send),
+    ) -> Report<G::Move> {
+        let start = Instant::now();
+        let params = self.options.params;
+        let threads = self.trees.len();
+        for (i, tree) in self.trees.iter_mut().enumerate() {
+            tree.advance(root);
+            tree.reseed(self.options.seed.wrapping_add(i as u64));
+            tree.begin_search(&params, searchmoves);
+        }
+        if root.outcome().is_some() {
+            // Nothing to search; an infinite or ponder search still waits.
+            while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            return self.report(start);
+        }
+        let quota = |i: usize| {
+            limits.nodes.map(|n| {
+                let n = n.max(1);
+                n / threads as u64 + u64::from((i as u64) < n % threads as u64)
+            })
+        };
+        let children = self.trees[0].root().num_children as usize;
+        let shares: Vec<Share> = (0..threads)
+            .map(|i| Share::new(children, quota(i)))
+            .collect();
+        let done = AtomicBool::new(false);
+        let plan = plan(limits, self.options.move_overhead, root.ply());
+        let ctx = RunContext {
+            params: &params,
+            control,
+            done: &done,
+            infinite: limits.infinite,
+        };
+
+        let (main_tree, rest) = self.trees.split_first_mut().expect("at least one tree");
+        let (main_share, rest_shares) = shares.split_first().expect("one share per tree");
+        let mut main = MainLoop {
+            ctx: &ctx,
+            plan,
+            depth_limit: limits.depth,
+            start,
+            shares: &shares,
+            on_info,
+            last_info: start,
+            info_interval: Duration::from_millis(1000),
+        };
+        match &self.pool {
+            Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
+                for (i, (tree, share)) in rest.iter_mut().zip(rest_shares).enumerate() {
+                    let ctx = &ctx;
+                    let q = quota(i + 1);
+                    s.spawn(move |_| worker(tree, share, q, ctx));
+                }
+                main.run(main_tree, main_share, quota(0));
+            }),
+            _ => main.run(main_tree, main_share, quota(0)),
+        }
+        self.report(start)
+    }
+
+    /// The results summed over all trees, with each line's PV from the tree
+    /// that searched that move most.
+    fn report(&self, start: Instant) -> Report<G::Move> {
+        let first = &self.trees[0];
+        let n = first.root().num_children as usize;
+        let mut sums = vec![ChildSum::default(); n];
+        let mut nodes = 0;
+        let mut depth_sum = 0;
+        let mut seldepth = 0;
+        let mut full = 0;
+        for tree in &self.trees {
+            nodes += tree.iterations;
+            depth_sum += tree.depth_sum;
+            seldepth = seldepth.max(tree.max_depth);
+            full = full.max(hashfull(tree));
+            for (k, c) in tree.root().children().enumerate().take(n) {
+                let node = tree.node(c);
+                sums[k].add(
+                    node.visits,
+                    node.score,
+                    tree.root_wdl[k],
+                    node.proof,
+                    node.dist,
+                );
+            }
+        }
+        let lines = self.lines(&sums, |k| {
+            let (tree, child) = self
+                .trees
+                .iter()
+                .map(|t| (t, t.root().first_child as usize + k))
+                .max_by_key(|(t, c)| t.node(*c).visits)
+                .expect("at least one tree");
+            let mut pv = vec![tree.node(child).mv];
+            pv.extend(tree.pv_from(child, MAX_PV - 1));
+            pv
+        });
+        Report {
+            lines,
+            nodes,
+            elapsed: start.elapsed(),
+            depth: depth_sum.checked_div(nodes).unwrap_or(0) as u32,
+            seldepth,
+            hashfull: full,
+        }
+    }
+
+    /// Lines for the allowed root children, best first.
+    fn lines(
+        &self,
+        sums: &[ChildSum],
+        pv_of: impl Fn(usize) -> Vec<G::Move>,
+    ) -> Vec<Line<G::Move>> {
+        let tree = &self.trees[0];
+        let first = tree.root().first_child as usize;
+        let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
+        order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
+        order
+            .into_iter()
+            .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
+            .collect()
+    }
+}
+
+/// What every search thread needs.
+struct RunContext<'a> {
+    params: &'a Params,
+    control: &'a Control,
+    done: &'a AtomicBool,
+    infinite: bool,
+}
+
+impl RunContext<'_> {
+    fn stopped(&self) -> bool {
+        self.control.is_stopped() || self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// A helper thread: iterates until told to stop or its quota is spent.
+fn worker<G: Game>(tree: &mut Tree<G>, share: &Share, quota: Option<u64>, ctx: &RunContext) {
+    let mut since_publish = 0;
+    while !ctx.stopped() {
+        let exhausted = quota.is_some_and(|q| tree.iterations >= q);
+        if exhausted || tree.root().proof != UNKNOWN {
+            // Nothing left to do; wait for the reporting thread.
+            share.publish(tree);
+            std::thread::sleep(Duration::from_micros(200));
+            continue;
+        }
+        tree.iterate(ctx.params);
+        since_publish += 1;
+        if since_publish >= PUBLISH_EVERY {
+            share.publish(tree);
+            since_publish = 0;
+        }
+    }
+    share.publish(tree);
+}
+
+/// The reporting thread: searches like a worker, and also watches the
+/// limits, stops the others and reports progress.
+struct MainLoop<'a, 'b, G: Game> {
+    ctx: &'a RunContext<'a>,
+    plan: Option<TimePlan>,
+    depth_limit: Option<u32>,
+    start: Instant,
+    shares: &'a [Share],
+    on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
+    last_info: Instant,
+    info_interval: Duration,
+}
+
+impl<G: Game> MainLoop<'_, '_, G> {
+    fn run(&mut self, tree: &mut Tree<G>, share: &Share, quota: Option<u64>) {
+        let ctx = self.ctx;
+        let mut was_pondering = ctx.control.is_pondering();
+        let mut time_base = self.start;
+        loop {
+            if ctx.control.is_stopped() {
+                break;
+            }
+            let pondering = ctx.control.is_pondering();
+            if was_pondering && !pondering {
+                // ponderhit: the clock starts now.
+                time_base = Instant::now();
+                was_pondering = false;
+            }
+            let waiting = ctx.infinite || pondering;
+            let exhausted = quota.is_some_and(|q| tree.iterations >= q);
+            let proven = self.root_proven(tree);
+            if exhausted || proven {
+                if !waiting && (proven || self.others_finished()) {
+                    break;
+                }
+                share.publish(tree);
+                self.maybe_info(tree);
+                std::thread::sleep(Duration::from_micros(200));
+                continue;
+            }
+            for _ in 0..CHECK_EVERY {
+                if ctx.control.is_stopped() || tree.root().proof != UNKNOWN {
+                    break;
+                }
+                if quota.is_some_and(|q| tree.iterations >= q) {
+                    break;
+                }
+                tree.iterate(ctx.params);
+            }
+            share.publish(tree);
+            if !waiting && self.limits_reached(tree, time_base) {
+                break;
+            }
+            self.maybe_info(tree);
+        }
+        self.ctx.done.store(true, Ordering::SeqCst);
+        share.publish(tree);
+    }
+
+    /// Whether any tree has proven the root (proofs hold in every tree).
+    fn root_proven(&self, tree: &Tree<G>) -> bool {
+        if tree.root().proof != UNKNOWN {
+            return true;
+        }
+        // A root child proven a win in any tree proves the root.
+        self.shares
+            .iter()
+            .any(|s| s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == WIN))
+    }
+
+    /// With node quotas, whether every other thread has spent its own.
+    fn others_finished(&self) -> bool {
+        self.shares.iter().all(|s| {
+            s.quota
+                .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
+        })
+    }
+
+    /// Time, depth and settledness checks.
+    fn limits_reached(&self, tree: &Tree<G>, time_base: Instant) -> bool {
+        if let Some(d) = self.depth_limit {
+            let its = tree.iterations.max(1);
+            if tree.depth_sum / its >= d as u64 {
+                return true;
+            }
+        }
+        let Some(plan) = self.plan else {
+            return false;
+        };
+        let elapsed = time_base.elapsed();
+        if elapsed >= plan.hard {
+            return true;
+        }
+        let (best, second) = self.top_two();
+        if elapsed >= plan.soft {
+            // Past the soft limit, go on only while the choice is close.
+            return best >= second.saturating_mul(2) || plan.soft == plan.hard;
+        }
+        // Before it, stop early when the runner-up cannot catch up in the
+        // time left to the soft limit at the current speed.
+        if elapsed >= plan.soft / 4 && plan.soft != plan.hard {
+            let rate = self.total_iterations() as f64 / elapsed.as_secs_f64().max(1e-6);
+            let left = (plan.soft - elapsed).as_secs_f64() * rate;
+            return (best - second) as f64 > left;
+        }
+        false
+    }
+
+    fn total_iterations(&self) -> u64 {
+        self.shares
+            .iter()
+            .map(|s| s.iterations.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Visits of the two most visited root moves, over all threads.
+    fn top_two(&self) -> (u64, u64) {
+        let n = self.shares.first().map_or(0, |s| s.stats.len());
+        let mut best = 0u64;
+        let mut second = 0u64;
+        for k in 0..n {
+            let v: u64 = self
+                .shares
+                .iter()
+                .map(|s| s.stats[k][0].load(Ordering::Relaxed) as u64)
+                .sum();
+            if v > best {
+                second = best;
+                best = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        (best, second)
+    }
+
+    fn maybe_info(&mut self, tree: &Tree<G>) {
+        if self.last_info.elapsed() < self.info_interval {
+            return;
+        }
+        self.last_info = Instant::now();
+        let report = self.snapshot(tree);
+        (self.on_info)(&report);
+    }
+
+    /// Current results from the published statistics, PVs from this
+    /// thread's tree.
+    fn snapshot(&self, tree: &Tree<G>) -> Report<G::Move> {
+        let r = Ordering::Relaxed;
+        let n = tree.root().num_children as usize;
+        let mut sums = vec![ChildSum::default(); n];
+        let (mut nodes, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0);
+        for s in self.shares {
+            nodes += s.iterations.load(r);
+            depth_sum += s.depth_sum.load(r);
+            seldepth = seldepth.max(s.max_depth.load(r));
+            full = full.max(s.hashfull.load(r));
+            for (k, sum) in sums.iter_mut().enumerate() {
+                let v = s.stats[k].each_ref().map(|a| a.load(r));
+                sum.add(
+                    v[0],
+                    v[1],
+                    [v[2], v[3], v[4]],
+                    s.proof[k][0].load(r),
+                    s.proof[k][1].load(r),
+                );
+            }
+        }
+        let first = tree.root().first_child as usize;
+        let mut order: Vec<usize> = (0..n).filter(|&k| tree.root_allowed(k)).collect();
+        order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
+        let lines = order
+            .into_iter()
+            .map(|k| {
+                let mut pv = vec![tree.node(first + k).mv];
+                pv.extend(tree.pv_from(first + k, MAX_PV - 1));
+                sums[k].line(tree.node(first + k).mv, pv)
+            })
+            .collect();
+        Report {
+            lines,
+            nodes,
+            elapsed: self.start.elapsed(),
+            depth: depth_sum.checked_div(nodes).unwrap_or(0) as u32,
+            seldepth,
+            hashfull: full,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

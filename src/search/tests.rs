@@ -1,0 +1,481 @@
+//! Search tests: the solver against exhaustive search, limits, memory,
+//! determinism, tree reuse and stopping.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+use crate::rules::{Move, Position, Status};
+
+fn searcher(threads: usize, hash_mb: usize, seed: u64) -> Searcher<Position> {
+    let options = Options {
+        threads,
+        hash_mb,
+        seed,
+        ..Options::default()
+    };
+    Searcher::new(options, Position::startpos()).unwrap()
+}
+
+fn nodes(n: u64) -> Limits {
+    Limits {
+        nodes: Some(n),
+        ..Limits::default()
+    }
+}
+
+fn run(s: &mut Searcher<Position>, pos: &Position, limits: &Limits) -> Report<Move> {
+    s.search(pos, limits, &[], &Control::new(), &mut |_| {})
+}
+
+/// Exhaustive negamax: the result for the side to move (1 win, 0 draw,
+/// -1 loss) if it is decided within `depth` plies.
+fn solve(pos: &Position, depth: u32) -> Option<i32> {
+    match pos.status() {
+        Status::Won(p) => return Some(if p == pos.side_to_move() { 1 } else { -1 }),
+        Status::Drawn => return Some(0),
+        Status::Ongoing => {}
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut best = -1;
+    let mut unknown = false;
+    for &m in pos.legal_moves().iter() {
+        let mut child = *pos;
+        child.play(m);
+        match solve(&child, depth - 1) {
+            Some(v) if -v == 1 => return Some(1),
+            Some(v) => best = best.max(-v),
+            None => unknown = true,
+        }
+    }
+    if unknown { None } else { Some(best) }
+}
+
+/// Positions from seeded random games where the side to move has a forced
+/// win in exactly `plies` plies (3: a win on its second move).
+fn forced_wins(plies: u32, count: usize) -> Vec<Position> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let mut found = Vec::new();
+    while found.len() < count {
+        let mut pos = Position::startpos();
+        while !pos.is_over() {
+            let shorter = plies >= 3 && solve(&pos, plies - 2) == Some(1);
+            if pos.ply() > 30 && !shorter && solve(&pos, plies) == Some(1) {
+                found.push(pos);
+                break;
+            }
+            pos.play(pos.random_move(&mut rng).unwrap());
+        }
+    }
+    found
+}
+
+#[test]
+fn immediate_win_is_played_at_once() {
+    for pos in forced_wins(1, 5) {
+        let mut s = searcher(1, 16, 1);
+        let report = run(&mut s, &pos, &nodes(1_000_000));
+        let best = report.best_move().unwrap();
+        let mut after = pos;
+        after.play(best);
+        assert_eq!(after.status(), Status::Won(pos.side_to_move()), "{pos}");
+        assert_eq!(report.lines[0].proven, Some(Proven::Win(1)));
+        assert!(report.nodes < 1_000, "stopped at once: {}", report.nodes);
+    }
+}
+
+#[test]
+fn forced_win_in_two_is_proven() {
+    for pos in forced_wins(3, 5) {
+        let mut s = searcher(1, 64, 1);
+        let report = run(&mut s, &pos, &nodes(2_000_000));
+        // MCTS-Solver proves a win, not always the shortest one.
+        let Some(Proven::Win(plies)) = report.lines[0].proven else {
+            panic!("{pos}: no proven win: {:?}", report.lines[0]);
+        };
+        assert!(plies >= 3 && plies % 2 == 1, "{pos}: {plies}");
+        let mut after = pos;
+        after.play(report.best_move().unwrap());
+        assert_eq!(
+            solve(&after, plies - 1),
+            Some(-1),
+            "{pos}: the move must win"
+        );
+        assert!(report.nodes < 2_000_000, "a proven win ends the search");
+    }
+}
+
+/// Every proof the solver reports in late positions is confirmed by
+/// exhaustive search.
+#[test]
+fn proofs_agree_with_exhaustive_search() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut checked = 0;
+    let mut s = searcher(1, 64, 3);
+    for _ in 0..40 {
+        // A random position 10-16 plies before the end of a random game.
+        let end = Position::startpos().random_playout(&mut rng);
+        let back = 10 + rng.next_u32() % 7;
+        if end.ply() <= back {
+            continue;
+        }
+        let mut pos = Position::startpos();
+        let mut rng2 = rng.clone();
+        let target_ply = end.ply() - back;
+        while pos.ply() < target_ply && !pos.is_over() {
+            pos.play(pos.random_move(&mut rng2).unwrap());
+        }
+        if pos.is_over() {
+            continue;
+        }
+        s.clear(pos);
+        let report = run(&mut s, &pos, &nodes(30_000));
+        for line in &report.lines {
+            let Some(proven) = line.proven else { continue };
+            let plies = match proven {
+                Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p,
+            };
+            if plies > 7 {
+                continue;
+            }
+            let mut child = pos;
+            child.play(line.mv);
+            let want = match proven {
+                Proven::Win(_) => -1,
+                Proven::Loss(_) => 1,
+                Proven::Draw(_) => 0,
+            };
+            assert_eq!(
+                solve(&child, plies - 1),
+                Some(want),
+                "{pos}: {} claimed {proven:?}",
+                line.mv
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} proofs checked");
+}
+
+#[test]
+fn proven_loss_is_avoided() {
+    // x to move on the centre board; every move there except e6 and e4 sends
+    // o to a board where o completes a line of boards.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let mut tested = 0;
+    while tested < 5 {
+        let mut pos = Position::startpos();
+        while !pos.is_over() && tested < 5 {
+            let moves = pos.legal_moves();
+            let losing = moves
+                .iter()
+                .filter(|&&m| {
+                    let mut c = pos;
+                    c.play(m);
+                    c.winning_move().is_some()
+                })
+                .count();
+            if pos.ply() > 20 && losing > 0 && losing < moves.len() && pos.winning_move().is_none()
+            {
+                let mut s = searcher(1, 16, 2);
+                let report = run(&mut s, &pos, &nodes(20_000));
+                let mut after = pos;
+                after.play(report.best_move().unwrap());
+                assert!(after.winning_move().is_none(), "{pos}: walked into a loss");
+                tested += 1;
+            }
+            pos.play(pos.random_move(&mut rng).unwrap());
+        }
+    }
+}
+
+#[test]
+fn node_limit_is_exact() {
+    for threads in [1, 2, 3] {
+        let mut s = searcher(threads, 32, 0);
+        let report = run(&mut s, &Position::startpos(), &nodes(10_001));
+        assert_eq!(report.nodes, 10_001, "{threads} threads");
+        let visits: u64 = report.lines.iter().map(|l| l.visits).sum();
+        assert_eq!(visits, 10_001);
+    }
+}
+
+#[test]
+fn same_seed_same_search() {
+    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+    let a = run(&mut searcher(1, 32, 42), &pos, &nodes(30_000));
+    let b = run(&mut searcher(1, 32, 42), &pos, &nodes(30_000));
+    assert_eq!(a.lines, b.lines);
+    assert_eq!(
+        (a.nodes, a.depth, a.seldepth),
+        (b.nodes, b.depth, b.seldepth)
+    );
+    let c = run(&mut searcher(1, 32, 43), &pos, &nodes(30_000));
+    assert_ne!(a.lines, c.lines, "another seed searches differently");
+    // Several threads are deterministic too, each with its own seed.
+    let d = run(&mut searcher(2, 32, 42), &pos, &nodes(30_000));
+    let e = run(&mut searcher(2, 32, 42), &pos, &nodes(30_000));
+    assert_eq!(d.lines, e.lines);
+}
+
+#[test]
+fn memory_bound_is_honoured() {
+    let mut s = searcher(1, 1, 0);
+    let capacity = s.tree_capacity();
+    assert!(capacity as f64 * tree::bytes_per_node::<Move>() <= 1024.0 * 1024.0);
+    let report = run(&mut s, &Position::startpos(), &nodes(400_000));
+    assert_eq!(report.nodes, 400_000, "a full tree keeps searching");
+    assert_eq!(report.hashfull, 1000.min(report.hashfull));
+    assert!(
+        report.hashfull > 900,
+        "the tree filled up: {}",
+        report.hashfull
+    );
+    assert!(s.trees[0].len() <= capacity);
+    assert!(Position::startpos().is_legal(report.best_move().unwrap()));
+    // The search still finds a forced win with a full tree.
+    let pos = forced_wins(3, 1)[0];
+    let report = run(&mut s, &pos, &nodes(400_000));
+    assert!(matches!(report.lines[0].proven, Some(Proven::Win(_))));
+}
+
+#[test]
+fn reuse_gives_the_fresh_answer() {
+    for pos in forced_wins(3, 3) {
+        // Search the position before, then the position itself with reuse.
+        let mut reused = searcher(1, 32, 9);
+        let report = run(&mut reused, &pos, &nodes(5_000));
+        let mv = report.best_move().unwrap();
+        let mut reply_pos = pos;
+        reply_pos.play(mv);
+        let reply = run(&mut reused, &reply_pos, &nodes(20_000));
+        let mut next = reply_pos;
+        next.play(reply.best_move().unwrap());
+        if next.is_over() {
+            continue;
+        }
+        let with_reuse = run(&mut reused, &next, &nodes(20_000));
+        let fresh = run(&mut searcher(1, 32, 9), &next, &nodes(20_000));
+        assert_eq!(with_reuse.best_move(), fresh.best_move(), "{next}");
+        assert_eq!(with_reuse.lines[0].proven, fresh.lines[0].proven);
+    }
+    // In a quiet position the kept subtree carries its visits over.
+    let mut s = searcher(1, 64, 1);
+    let first = run(&mut s, &Position::startpos(), &nodes(50_000));
+    let mut pos = Position::startpos();
+    pos.play(first.best_move().unwrap());
+    let kept = first.lines[0].visits;
+    s.trees[0].advance(&pos);
+    assert_eq!(s.trees[0].root().visits as u64, kept);
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let pos = Position::startpos();
+    let allowed: Vec<Move> = ["a1", "i9"].iter().map(|m| m.parse().unwrap()).collect();
+    let mut s = searcher(1, 16, 0);
+    let report = s.search(&pos, &nodes(5_000), &allowed, &Control::new(), &mut |_| {});
+    assert_eq!(report.lines.len(), 2);
+    assert!(allowed.contains(&report.best_move().unwrap()));
+    assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 5_000);
+}
+
+#[test]
+fn lines_cover_every_move_best_first() {
+    let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
+    let report = run(&mut searcher(1, 16, 0), &pos, &nodes(20_000));
+    assert_eq!(report.lines.len(), 8);
+    for pair in report.lines.windows(2) {
+        assert!(pair[0].visits >= pair[1].visits);
+    }
+    for line in &report.lines {
+        assert_eq!(line.wdl.iter().sum::<u32>(), 1000);
+        assert!((0.0..=1.0).contains(&line.q));
+        assert_eq!(line.pv[0], line.mv);
+        // The PV is a legal line of play.
+        let mut p = pos;
+        for &m in &line.pv {
+            assert!(p.is_legal(m), "{:?}", line.pv);
+            p.play(m);
+        }
+    }
+    assert_eq!(report.ponder_move(), report.lines[0].pv.get(1).copied());
+}
+
+#[test]
+fn finished_game_gives_no_move() {
+    let fen =
+        "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
+    let pos: Position = fen.parse().unwrap();
+    let report = run(&mut searcher(1, 16, 0), &pos, &nodes(1_000));
+    assert_eq!(report.best_move(), None);
+    assert_eq!(report.nodes, 0);
+}
+
+#[test]
+fn movetime_is_honoured() {
+    let mut s = searcher(1, 64, 0);
+    s.options.move_overhead = Duration::from_millis(20);
+    let limits = Limits {
+        movetime: Some(Duration::from_millis(150)),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let report = run(&mut s, &Position::startpos(), &limits);
+    let took = start.elapsed();
+    assert!(took >= Duration::from_millis(125), "{took:?}");
+    assert!(took < Duration::from_millis(400), "{took:?}");
+    assert!(report.nodes > 0);
+}
+
+#[test]
+fn clock_is_honoured() {
+    let mut s = searcher(2, 64, 0);
+    let limits = Limits {
+        clock: Some(Clock {
+            time: Duration::from_millis(300),
+            inc: Duration::from_millis(0),
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    run(&mut s, &Position::startpos(), &limits);
+    // At most half the time left minus overhead, plus scheduling slack.
+    assert!(
+        start.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn depth_limit_stops() {
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    let report = run(&mut searcher(1, 64, 0), &Position::startpos(), &limits);
+    assert!(report.depth >= 3);
+    assert!(report.nodes < 5_000_000);
+}
+
+/// Starts a search on another thread, stops it after `wait`, and returns
+/// the report with the time from stop to return.
+fn stop_after(
+    limits: Limits,
+    pondering: bool,
+    wait: Duration,
+    threads: usize,
+) -> (Report<Move>, Duration) {
+    let control = Arc::new(Control::new());
+    control.reset(pondering);
+    let c = Arc::clone(&control);
+    let handle = std::thread::spawn(move || {
+        let mut s = searcher(threads, 64, 0);
+        let report = s.search(&Position::startpos(), &limits, &[], &c, &mut |_| {});
+        (report, Instant::now())
+    });
+    std::thread::sleep(wait);
+    let stopped = Instant::now();
+    control.stop();
+    let (report, returned) = handle.join().unwrap();
+    (report, returned.saturating_duration_since(stopped))
+}
+
+#[test]
+fn stop_works_in_every_kind_of_search() {
+    let long = Duration::from_secs(600);
+    let kinds = [
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        },
+        Limits::default(),
+        Limits {
+            movetime: Some(long),
+            ..Limits::default()
+        },
+        nodes(u64::MAX / 2),
+        Limits {
+            depth: Some(80),
+            ..Limits::default()
+        },
+        Limits {
+            clock: Some(Clock {
+                time: long,
+                inc: long,
+                movestogo: Some(1),
+            }),
+            ..Limits::default()
+        },
+    ];
+    for threads in [1, 2] {
+        for limits in &kinds {
+            let (report, latency) =
+                stop_after(limits.clone(), false, Duration::from_millis(60), threads);
+            assert!(report.best_move().is_some(), "{limits:?}");
+            assert!(report.nodes > 0);
+            assert!(
+                latency < Duration::from_millis(50),
+                "{limits:?}: {latency:?}"
+            );
+        }
+        // Pondering, with a clock that would otherwise end the search.
+        let ponder = Limits {
+            movetime: Some(Duration::from_millis(10)),
+            ..Limits::default()
+        };
+        let (report, latency) = stop_after(ponder, true, Duration::from_millis(100), threads);
+        assert!(report.best_move().is_some());
+        assert!(latency < Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ponderhit_starts_the_clock() {
+    let control = Arc::new(Control::new());
+    control.reset(true);
+    let c = Arc::clone(&control);
+    let limits = Limits {
+        movetime: Some(Duration::from_millis(120)),
+        ..Limits::default()
+    };
+    let handle = std::thread::spawn(move || {
+        let mut s = searcher(1, 64, 0);
+        s.search(&Position::startpos(), &limits, &[], &c, &mut |_| {});
+        Instant::now()
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!handle.is_finished(), "pondering ignores the clock");
+    let hit = Instant::now();
+    control.ponderhit();
+    let returned = handle.join().unwrap();
+    let after = returned.duration_since(hit);
+    assert!(after >= Duration::from_millis(90), "{after:?}");
+    assert!(after < Duration::from_millis(400), "{after:?}");
+}
+
+#[test]
+fn info_is_reported_during_long_searches() {
+    let mut s = searcher(1, 64, 0);
+    let mut infos = Vec::new();
+    let limits = Limits {
+        movetime: Some(Duration::from_millis(2_300)),
+        ..Limits::default()
+    };
+    s.search(
+        &Position::startpos(),
+        &limits,
+        &[],
+        &Control::new(),
+        &mut |r| infos.push(r.nodes),
+    );
+    assert!(infos.len() >= 2, "{infos:?}");
+    assert!(infos.windows(2).all(|w| w[0] < w[1]));
+}

@@ -1,0 +1,790 @@
+//! One search tree: an arena of 16-byte nodes with integer indices, the
+//! children of a node stored together, and the MCTS iteration over it
+//! (selection, expansion, playout, backpropagation with MCTS-Solver).
+//!
+//! Invariant: a node's children always lie at higher indices than the node
+//! itself. Allocation only appends, and compaction (tree reuse) slides live
+//! nodes down in order, so the invariant survives both; compaction relies on
+//! it to mark the kept subtree in one forward pass.
+
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+
+use super::{Params, Playout};
+use crate::game::{Game, Outcome};
+
+/// Proof states, from the point of view of the player who moved into the
+/// node.
+pub(crate) const UNKNOWN: u8 = 0;
+/// The move into this node wins by force.
+pub(crate) const WIN: u8 = 1;
+/// The move into this node loses by force.
+pub(crate) const LOSS: u8 = 2;
+/// The move into this node draws by force.
+pub(crate) const DRAW: u8 = 3;
+
+/// Statistics are halved when the root reaches this many visits, so that
+/// visit counts (and half-point scores, at most twice the visits) never
+/// overflow a `u32`, however long an analysis runs.
+const RESCALE_VISITS: u32 = 1 << 30;
+
+/// A tree node: 16 bytes for a one-byte move.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Node<M> {
+    /// Index of the first child; 0 while the node is not expanded (the root,
+    /// index 0, is nobody's child).
+    pub first_child: u32,
+    /// Iterations through this node.
+    pub visits: u32,
+    /// Half-points won by the player who moved into this node (win 2,
+    /// draw 1, loss 0 per visit).
+    pub score: u32,
+    /// The move that leads here.
+    pub mv: M,
+    /// Number of children once expanded.
+    pub num_children: u8,
+    /// `UNKNOWN`, `WIN`, `LOSS` or `DRAW`, for the player who moved here.
+    pub proof: u8,
+    /// For proven nodes, plies from this node's position to the game's end
+    /// under best play.
+    pub dist: u8,
+}
+
+impl<M: Copy> Node<M> {
+    fn new(mv: M) -> Self {
+        Node {
+            first_child: 0,
+            visits: 0,
+            score: 0,
+            mv,
+            num_children: 0,
+            proof: UNKNOWN,
+            dist: 0,
+        }
+    }
+
+    /// The children's index range.
+    #[inline(always)]
+    pub fn children(&self) -> std::ops::Range<usize> {
+        let first = self.first_child as usize;
+        first..first + self.num_children as usize
+    }
+}
+
+/// Bytes the tree uses per node of capacity: the node itself plus the
+/// compaction bitmap (1 bit) and its prefix counts (32 bits per 64 nodes).
+pub(crate) fn bytes_per_node<M>() -> f64 {
+    std::mem::size_of::<Node<M>>() as f64 + 1.5 / 8.0
+}
+
+/// A search tree over game `G`, with its own random generator.
+pub(crate) struct Tree<G: Game> {
+    nodes: Vec<Node<G::Move>>,
+    capacity: usize,
+    root_pos: G,
+    /// Compaction scratch, sized once for the capacity.
+    live: Vec<u64>,
+    prefix: Vec<u32>,
+    /// The current iteration's path of node indices.
+    path: Vec<u32>,
+    rng: Xoshiro256PlusPlus,
+    /// Wins, draws and losses for the side to move at the root, per root
+    /// child, over this search's iterations (for the WDL report).
+    pub root_wdl: Vec<[u32; 3]>,
+    /// Root children the search may choose (all when empty).
+    root_allowed: Vec<bool>,
+    /// Iterations in the current search.
+    pub iterations: u64,
+    /// Sum of the leaf depths of this search's iterations.
+    pub depth_sum: u64,
+    /// Deepest leaf of this search.
+    pub max_depth: u32,
+    /// Whether an expansion was refused because the tree was full.
+    pub full: bool,
+}
+
+impl<G: Game> Tree<G> {
+    /// A tree holding at most `capacity` nodes (at least room for the root
+    /// and its children).
+    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Self {
+        let capacity = capacity.max(G::MAX_MOVES + 1);
+        let words = capacity.div_ceil(64);
+        let mut tree = Tree {
+            nodes: Vec::with_capacity(capacity),
+            capacity,
+            root_pos,
+            live: Vec::with_capacity(words),
+            prefix: Vec::with_capacity(words),
+            path: Vec::with_capacity(G::MAX_PLIES + 2),
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            root_wdl: Vec::with_capacity(G::MAX_MOVES),
+            root_allowed: Vec::with_capacity(G::MAX_MOVES),
+            iterations: 0,
+            depth_sum: 0,
+            max_depth: 0,
+            full: false,
+        };
+        tree.reset(root_pos);
+        tree
+    }
+
+    /// Forgets everything and starts over at `root_pos`.
+    pub fn reset(&mut self, root_pos: G) {
+        self.nodes.clear();
+        self.nodes.push(Node::new(G::Move::default()));
+        self.root_pos = root_pos;
+        self.full = false;
+    }
+
+    /// Reseeds the random generator.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    /// Nodes in use.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Most nodes the tree may hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// A node by index.
+    #[inline(always)]
+    pub fn node(&self, i: usize) -> &Node<G::Move> {
+        &self.nodes[i]
+    }
+
+    /// The root node.
+    pub fn root(&self) -> &Node<G::Move> {
+        &self.nodes[0]
+    }
+
+    /// Moves the root to `pos`, keeping the subtree that matches it when
+    /// `pos` is the root or lies one or two plies below it; otherwise starts
+    /// a fresh tree. Returns whether anything was kept.
+    pub fn advance(&mut self, pos: &G) -> bool {
+        if *pos == self.root_pos && pos.outcome().is_none() {
+            return true;
+        }
+        let mut found = None;
+        'search: for c in self.nodes[0].children() {
+            let mut p1 = self.root_pos;
+            p1.play(self.nodes[c].mv);
+            if p1 == *pos {
+                found = Some(c);
+                break;
+            }
+            for g in self.nodes[c].children() {
+                let mut p2 = p1;
+                p2.play(self.nodes[g].mv);
+                if p2 == *pos {
+                    found = Some(g);
+                    break 'search;
+                }
+            }
+        }
+        match found {
+            Some(i) if pos.outcome().is_none() => {
+                self.compact(i);
+                self.root_pos = *pos;
+                self.full = false;
+                true
+            }
+            _ => {
+                self.reset(*pos);
+                false
+            }
+        }
+    }
+
+    /// Keeps only the subtree under `new_root`, which becomes node 0; live
+    /// nodes slide down in order (see the module docs), using a bitmap of
+    /// live nodes and its prefix counts as the forwarding table.
+    fn compact(&mut self, new_root: usize) {
+        let len = self.nodes.len();
+        let words = len.div_ceil(64);
+        self.live.clear();
+        self.live.resize(words, 0);
+        self.live[new_root / 64] |= 1 << (new_root % 64);
+        for i in new_root..len {
+            if self.live[i / 64] >> (i % 64) & 1 == 1 {
+                for c in self.nodes[i].children() {
+                    self.live[c / 64] |= 1 << (c % 64);
+                }
+            }
+        }
+        self.prefix.clear();
+        let mut count = 0u32;
+        for &w in &self.live {
+            self.prefix.push(count);
+            count += w.count_ones();
+        }
+        let rank = |live: &[u64], prefix: &[u32], i: usize| -> u32 {
+            prefix[i / 64] + (live[i / 64] & ((1u64 << (i % 64)) - 1)).count_ones()
+        };
+        for i in new_root..len {
+            if self.live[i / 64] >> (i % 64) & 1 == 1 {
+                let mut node = self.nodes[i];
+                if node.first_child != 0 {
+                    node.first_child = rank(&self.live, &self.prefix, node.first_child as usize);
+                }
+                let to = rank(&self.live, &self.prefix, i) as usize;
+                self.nodes[to] = node;
+            }
+        }
+        self.nodes.truncate(count as usize);
+    }
+
+    /// Prepares a new search from the current root: clears the per-search
+    /// counters, expands the root, and restricts the root's moves to
+    /// `allowed` when it is not empty.
+    pub fn begin_search(&mut self, params: &Params, allowed: &[G::Move]) {
+        self.iterations = 0;
+        self.depth_sum = 0;
+        self.max_depth = 0;
+        let root_pos = self.root_pos;
+        if root_pos.outcome().is_some() {
+            return;
+        }
+        if self.nodes[0].first_child == 0 {
+            self.nodes[0].proof = UNKNOWN;
+            self.expand(0, &root_pos, params);
+        }
+        let range = self.nodes[0].children();
+        self.root_wdl.clear();
+        self.root_wdl.resize(range.len(), [0; 3]);
+        self.root_allowed.clear();
+        for c in range.clone() {
+            let mv = self.nodes[c].mv;
+            self.root_allowed.push(allowed.contains(&mv));
+        }
+        if !self.root_allowed.contains(&true) {
+            // No filter (or none that matches): every move is allowed.
+            self.root_allowed.fill(true);
+        }
+        if params.solver {
+            if let Some(w) = root_pos.winning_move() {
+                for c in range {
+                    if self.nodes[c].mv == w {
+                        self.nodes[c].proof = WIN;
+                        self.nodes[c].dist = 0;
+                    }
+                }
+            }
+            // The root's proof counts only the moves the search may choose.
+            self.nodes[0].proof = UNKNOWN;
+            self.update_proof(0);
+        }
+    }
+
+    /// Whether root child `i` (0-based) may be chosen.
+    pub fn root_allowed(&self, i: usize) -> bool {
+        self.root_allowed.get(i).copied().unwrap_or(false)
+    }
+
+    /// The player who moved into a node `depth` plies below the root.
+    #[inline(always)]
+    fn mover(&self, depth: usize) -> u8 {
+        let root_side = self.root_pos.side_to_move();
+        if depth % 2 == 1 {
+            root_side
+        } else {
+            1 - root_side
+        }
+    }
+
+    /// Runs one MCTS iteration.
+    pub fn iterate(&mut self, params: &Params) {
+        let mut pos = self.root_pos;
+        let mut idx = 0usize;
+        self.path.clear();
+        self.path.push(0);
+        let mut newly_proven = false;
+        let outcome = loop {
+            let node = self.nodes[idx];
+            if node.proof != UNKNOWN {
+                break proof_outcome(node.proof, self.mover(self.path.len() - 1));
+            }
+            if node.first_child == 0 {
+                let expand = idx == 0 || node.visits >= params.expand_visits;
+                if !expand || !self.expand(idx, &pos, params) {
+                    break self.playout(pos, params);
+                }
+                let proof = self.nodes[idx].proof;
+                if proof != UNKNOWN {
+                    newly_proven = true;
+                    break proof_outcome(proof, self.mover(self.path.len() - 1));
+                }
+            }
+            let child = self.select(idx, params);
+            pos.play(self.nodes[child].mv);
+            idx = child;
+            self.path.push(child as u32);
+            if let Some(o) = pos.outcome() {
+                let mover = self.mover(self.path.len() - 1);
+                let node = &mut self.nodes[child];
+                if node.proof == UNKNOWN && params.solver {
+                    node.proof = match o {
+                        Outcome::Draw => DRAW,
+                        Outcome::Win(p) if p == mover => WIN,
+                        Outcome::Win(_) => LOSS,
+                    };
+                    node.dist = 0;
+                    newly_proven = true;
+                }
+                break o;
+            }
+        };
+        self.backpropagate(outcome, newly_proven);
+    }
+
+    /// Picks the child of `idx` to descend into: UCT with first-play
+    /// urgency, skipping children proven lost for the player choosing.
+    #[inline]
+    fn select(&self, idx: usize, params: &Params) -> usize {
+        let node = &self.nodes[idx];
+        let explore = params.exploration * sqrt_ln(node.visits);
+        let range = node.children();
+        let first = range.start;
+        let children = &self.nodes[range];
+        let fpu = params.fpu;
+        let value = |child: &Node<G::Move>| -> f32 {
+            let inv = inv_sqrt(child.visits);
+            let q = if child.proof == DRAW {
+                0.5
+            } else {
+                child.score as f32 * 0.5 * inv * inv
+            };
+            let mut value = if child.visits == 0 {
+                fpu
+            } else {
+                q + explore * inv
+            };
+            if child.proof == LOSS {
+                value = f32::NEG_INFINITY;
+            }
+            value
+        };
+        // Four independent running maxima: one chain of compares would make
+        // every child wait for the previous one, and wide nodes (81 children
+        // at the start) make this loop a large part of an iteration. Ties go
+        // to the first child, as with a single chain.
+        const LANES: usize = 4;
+        let mut best_value = [f32::NEG_INFINITY; LANES];
+        let mut best_index = [usize::MAX; LANES];
+        let chunks = children.chunks_exact(LANES);
+        let rest = chunks.remainder();
+        for (c, chunk) in chunks.enumerate() {
+            for lane in 0..LANES {
+                let v = value(&chunk[lane]);
+                if v > best_value[lane] {
+                    best_value[lane] = v;
+                    best_index[lane] = c * LANES + lane;
+                }
+            }
+        }
+        let base = children.len() - rest.len();
+        for (lane, child) in rest.iter().enumerate() {
+            let v = value(child);
+            if v > best_value[lane] {
+                best_value[lane] = v;
+                best_index[lane] = base + lane;
+            }
+        }
+        let mut best = best_index[0];
+        let mut top = best_value[0];
+        for lane in 1..LANES {
+            let (v, i) = (best_value[lane], best_index[lane]);
+            if v > top || (v == top && i < best) {
+                top = v;
+                best = i;
+            }
+        }
+        let best = if best == usize::MAX { 0 } else { best };
+        if idx == 0 && !self.root_allowed[best] {
+            return self.select_allowed(first, explore, params);
+        }
+        first + best
+    }
+
+    /// Root selection when the search is restricted to some moves.
+    #[cold]
+    fn select_allowed(&self, first: usize, explore: f32, params: &Params) -> usize {
+        let n = self.nodes[0].num_children as usize;
+        let mut best = first;
+        let mut best_value = f32::NEG_INFINITY;
+        for k in (0..n).filter(|&k| self.root_allowed[k]) {
+            let child = &self.nodes[first + k];
+            let inv = inv_sqrt(child.visits.max(1));
+            let value = match (child.proof, child.visits) {
+                (LOSS, _) => f32::NEG_INFINITY,
+                (_, 0) => params.fpu,
+                (DRAW, _) => 0.5 + explore * inv,
+                _ => child.score as f32 * 0.5 * inv * inv + explore * inv,
+            };
+            if value > best_value {
+                best_value = value;
+                best = first + k;
+            }
+        }
+        best
+    }
+
+    /// Creates the children of `idx` (position `pos`). Returns `false` when
+    /// the tree has no room. With the solver on, a position where the side
+    /// to move wins at once is proven without creating children (except at
+    /// the root, whose children are always created; `begin_search` marks the
+    /// winning one).
+    fn expand(&mut self, idx: usize, pos: &G, params: &Params) -> bool {
+        if params.solver
+            && idx != 0
+            && let Some(_) = pos.winning_move()
+        {
+            let node = &mut self.nodes[idx];
+            node.proof = LOSS;
+            node.dist = 1;
+            return true;
+        }
+        let moves = pos.legal_moves();
+        if self.nodes.len() + moves.len() > self.capacity {
+            self.full = true;
+            return false;
+        }
+        let first = self.nodes.len();
+        for &m in moves.iter() {
+            self.nodes.push(Node::new(m));
+        }
+        let node = &mut self.nodes[idx];
+        node.first_child = first as u32;
+        node.num_children = moves.len() as u8;
+        true
+    }
+
+    /// Plays the game out from `pos` by the playout policy. Kept out of
+    /// line: the playout loop gets all registers to itself (measured
+    /// faster).
+    #[inline(never)]
+    fn playout(&mut self, start: G, params: &Params) -> Outcome {
+        // Local copies of the position and the generator stay in registers.
+        let mut pos = start;
+        let mut rng = self.rng.clone();
+        match params.playout {
+            Playout::Uniform => while pos.play_random(&mut rng) {},
+            Playout::Winning => while pos.play_winning_or_random(&mut rng) {},
+        }
+        self.rng = rng;
+        pos.outcome().unwrap_or(Outcome::Draw)
+    }
+
+    /// Adds the iteration's result along the path; when the leaf was just
+    /// proven, carries the proof upwards as far as it goes.
+    fn backpropagate(&mut self, outcome: Outcome, mut proven: bool) {
+        let len = self.path.len();
+        for d in (0..len).rev() {
+            let idx = self.path[d] as usize;
+            let reward = match outcome {
+                Outcome::Win(p) if p == self.mover(d) => 2,
+                Outcome::Draw => 1,
+                _ => 0,
+            };
+            let node = &mut self.nodes[idx];
+            node.visits += 1;
+            node.score += reward;
+            if proven && d + 1 < len {
+                proven = self.update_proof(idx);
+            }
+        }
+        if len > 1 {
+            let child = self.path[1] as usize - self.nodes[0].first_child as usize;
+            let slot = match outcome {
+                Outcome::Win(p) if p == self.root_pos.side_to_move() => 0,
+                Outcome::Draw => 1,
+                _ => 2,
+            };
+            self.root_wdl[child][slot] += 1;
+        }
+        self.iterations += 1;
+        self.depth_sum += (len - 1) as u64;
+        self.max_depth = self.max_depth.max((len - 1) as u32);
+        if self.nodes[0].visits >= RESCALE_VISITS {
+            self.rescale();
+        }
+    }
+
+    /// Re-derives the proof of `idx` from its children after one of them was
+    /// proven. Returns whether `idx` is now proven.
+    fn update_proof(&mut self, idx: usize) -> bool {
+        let node = self.nodes[idx];
+        if node.proof != UNKNOWN {
+            return false;
+        }
+        let mut win_dist = None::<u8>;
+        let mut all_proven = true;
+        let mut any_draw = false;
+        let mut longest = 0u8;
+        for (k, c) in node.children().enumerate() {
+            if idx == 0 && !self.root_allowed.get(k).copied().unwrap_or(true) {
+                continue;
+            }
+            let child = &self.nodes[c];
+            match child.proof {
+                WIN => win_dist = Some(win_dist.map_or(child.dist, |d| d.min(child.dist))),
+                LOSS => longest = longest.max(child.dist),
+                DRAW => {
+                    any_draw = true;
+                    longest = longest.max(child.dist);
+                }
+                _ => all_proven = false,
+            }
+        }
+        let (proof, dist) = if let Some(d) = win_dist {
+            (LOSS, d)
+        } else if !all_proven {
+            return false;
+        } else if any_draw {
+            (DRAW, longest)
+        } else {
+            (WIN, longest)
+        };
+        let node = &mut self.nodes[idx];
+        node.proof = proof;
+        node.dist = dist.saturating_add(1);
+        true
+    }
+
+    /// Halves every node's statistics (see `RESCALE_VISITS`).
+    fn rescale(&mut self) {
+        for node in &mut self.nodes {
+            node.visits = node.visits.div_ceil(2);
+            node.score = node.score.div_ceil(2).min(2 * node.visits);
+        }
+        for wdl in &mut self.root_wdl {
+            for x in wdl {
+                *x /= 2;
+            }
+        }
+    }
+
+    /// The principal variation from node `from` (whose position is `pos`):
+    /// the most visited child at each step, preferring proven wins.
+    pub fn pv_from(&self, from: usize, max_len: usize) -> Vec<G::Move> {
+        let mut pv = Vec::new();
+        let mut idx = from;
+        while pv.len() < max_len {
+            let node = &self.nodes[idx];
+            if node.first_child == 0 {
+                break;
+            }
+            let Some(best) = best_child(self, idx, |_| true) else {
+                break;
+            };
+            pv.push(self.nodes[best].mv);
+            idx = best;
+        }
+        pv
+    }
+}
+
+/// The child of `idx` to play: a proven win (the shortest), else the most
+/// visited child not proven lost (ties to the better score), else the
+/// proven loss that lasts longest. `allowed` filters children by index.
+pub(crate) fn best_child<G: Game>(
+    tree: &Tree<G>,
+    idx: usize,
+    allowed: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let node = tree.node(idx);
+    let mut best: Option<(usize, (u8, i64, u64, u64))> = None;
+    for (k, c) in node.children().enumerate() {
+        if !allowed(k) {
+            continue;
+        }
+        let child = tree.node(c);
+        // Larger keys are better: proven wins (shortest first), then the
+        // rest by visits and score, then proven losses (longest first).
+        let key = match child.proof {
+            WIN => (2, -(child.dist as i64), 0, 0),
+            LOSS => (0, child.dist as i64, 0, 0),
+            _ => (1, 0, child.visits as u64, child.score as u64),
+        };
+        if best.is_none_or(|(_, k)| key > k) {
+            best = Some((c, key));
+        }
+    }
+    best.map(|(c, _)| c)
+}
+
+/// Table of `1 / sqrt(n)` for small `n` (16 KiB, stays in L1).
+static INV_SQRT: [f32; 4096] = {
+    let mut t = [0f32; 4096];
+    let mut n = 1;
+    while n < 4096 {
+        // const fn has no sqrt: Newton iterations from a power-of-two guess.
+        let x = n as f64;
+        let mut y = 1.0;
+        while y * y * x > 2.0 {
+            y /= 2.0;
+        }
+        let mut i = 0;
+        while i < 8 {
+            y = y * (1.5 - 0.5 * x * y * y);
+            i += 1;
+        }
+        t[n] = y as f32;
+        n += 1;
+    }
+    t
+};
+
+/// Table of `sqrt(ln n)` for small `n` (0 for `n` = 0 and 1).
+static SQRT_LN: [f32; 4096] = {
+    let mut t = [0f32; 4096];
+    let mut n = 2;
+    while n < 4096 {
+        // const fn has no ln or sqrt: ln by the series of atanh, sqrt by
+        // Newton's method.
+        let x = n as f64;
+        let mut k = 0.0;
+        let mut m = x;
+        while m > 2.0 {
+            m /= 2.0;
+            k += 1.0;
+        }
+        let z = (m - 1.0) / (m + 1.0);
+        let mut term = z;
+        let mut sum = 0.0;
+        let mut i = 1.0;
+        while i < 60.0 {
+            sum += term / i;
+            term *= z * z;
+            i += 2.0;
+        }
+        let ln = 2.0 * sum + k * std::f64::consts::LN_2;
+        let mut r = if ln > 1.0 { ln } else { 1.0 };
+        let mut j = 0;
+        while j < 30 {
+            r = 0.5 * (r + ln / r);
+            j += 1;
+        }
+        t[n] = r as f32;
+        n += 1;
+    }
+    t
+};
+
+/// `sqrt(ln n)`, 0 for `n <= 1`.
+#[inline(always)]
+fn sqrt_ln(n: u32) -> f32 {
+    match SQRT_LN.get(n as usize) {
+        Some(&v) => v,
+        None => (n as f32).ln().sqrt(),
+    }
+}
+
+/// `1 / sqrt(n)` for `n >= 1`.
+#[inline(always)]
+fn inv_sqrt(n: u32) -> f32 {
+    match INV_SQRT.get(n as usize) {
+        Some(&v) => v,
+        None => 1.0 / (n as f32).sqrt(),
+    }
+}
+
+/// The outcome a proof stands for, given the player who moved into the node.
+#[inline(always)]
+fn proof_outcome(proof: u8, mover: u8) -> Outcome {
+    match proof {
+        WIN => Outcome::Win(mover),
+        LOSS => Outcome::Win(1 - mover),
+        _ => Outcome::Draw,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Position;
+
+    fn params() -> Params {
+        Params::default()
+    }
+
+    #[test]
+    fn sqrt_ln_table() {
+        assert_eq!(sqrt_ln(0), 0.0);
+        assert_eq!(sqrt_ln(1), 0.0);
+        for n in [2u32, 3, 10, 100, 4095, 4096, 100_000] {
+            let want = (n as f64).ln().sqrt();
+            assert!((sqrt_ln(n) as f64 - want).abs() < 1e-6 * want, "{n}");
+        }
+    }
+
+    #[test]
+    fn inv_sqrt_table() {
+        for n in [1u32, 2, 3, 10, 100, 4095, 4096, 100_000] {
+            let want = 1.0 / (n as f64).sqrt();
+            assert!((inv_sqrt(n) as f64 - want).abs() < 1e-6 * want, "{n}");
+        }
+    }
+
+    #[test]
+    fn node_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<Node<crate::rules::Move>>(), 16);
+    }
+
+    #[test]
+    fn visits_add_up() {
+        let p = params();
+        let mut tree = Tree::new(100_000, Position::startpos(), 1);
+        tree.begin_search(&p, &[]);
+        for _ in 0..5_000 {
+            tree.iterate(&p);
+        }
+        let root = tree.root();
+        assert_eq!(root.visits, 5_000);
+        let sum: u32 = root.children().map(|c| tree.node(c).visits).sum();
+        assert_eq!(sum, 5_000);
+        // Every expanded node's visits are its children's plus its own
+        // first visits (before expansion).
+        for i in 0..tree.len() {
+            let n = tree.node(i);
+            assert!(n.score <= 2 * n.visits);
+            for c in n.children() {
+                assert!(c > i, "children lie after their parent");
+            }
+        }
+    }
+
+    #[test]
+    fn compaction_keeps_the_subtree() {
+        let p = params();
+        let mut tree = Tree::new(1_000_000, Position::startpos(), 2);
+        tree.begin_search(&p, &[]);
+        for _ in 0..20_000 {
+            tree.iterate(&p);
+        }
+        let best = best_child(&tree, 0, |_| true).unwrap();
+        let mv = tree.node(best).mv;
+        let visits = tree.node(best).visits;
+        let pv_before = tree.pv_from(best, 10);
+        let mut pos = Position::startpos();
+        pos.play(mv);
+        assert!(tree.advance(&pos));
+        assert_eq!(tree.root().visits, visits);
+        assert_eq!(tree.pv_from(0, 10), pv_before);
+        let sum: u32 = tree.root().children().map(|c| tree.node(c).visits).sum();
+        assert_eq!(sum + p.expand_visits, visits);
+        for i in 0..tree.len() {
+            for c in tree.node(i).children() {
+                assert!(c > i && c < tree.len());
+            }
+        }
+        // A position not in the tree starts afresh.
+        let far: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+        assert!(!tree.advance(&far));
+        assert_eq!(tree.len(), 1);
+    }
+}
