@@ -1,6 +1,7 @@
 //! The subcommands for people: perft, bench, analyze, play and match.
 
 pub mod perft;
+pub mod stats;
 
 use crate::notation::play_moves;
 use crate::rules::Position;

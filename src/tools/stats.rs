@@ -1,0 +1,885 @@
+//! Match statistics for the match runner, following the conventions of chess
+//! testing frameworks (cutechess, fastchess, OpenBench): score and Elo with a
+//! 95% interval from win/draw/loss counts (trinomial) or from game pairs
+//! (pentanomial), likelihood of superiority, normalized Elo, and the
+//! sequential probability ratio test (SPRT) with a BayesElo trinomial LLR and
+//! a normalized-Elo pentanomial generalized LLR.
+//!
+//! Every function accepts degenerate inputs (no games, all draws, all wins,
+//! zero variance) without panicking, and none returns NaN for counts it is
+//! given: each documents the value it returns instead (a neutral score, an
+//! infinite Elo or interval end, or an LLR of 0).
+
+use std::f64::consts::{LN_10, PI};
+
+/// The multiplier of the standard error for a two-sided 95% interval, as the
+/// testing frameworks round it.
+pub const Z_95: f64 = 1.96;
+
+/// The factor from a normalized t-value (score excess over 1/2 in standard
+/// deviations per game) to normalized Elo: 800 / ln 10.
+pub const NELO_PER_T: f64 = 800.0 / LN_10;
+
+/// The count that stands in for an outcome never seen when computing an LLR,
+/// so that every outcome has a positive probability (OpenBench's convention).
+const ZERO_COUNT: f64 = 1e-3;
+
+/// The score of each pentanomial category: a pair scores 0, 1/4, 1/2, 3/4 or 1.
+const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// The result of one game from the point of view of the first engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// The first engine won.
+    Win,
+    /// The game was drawn.
+    Draw,
+    /// The first engine lost.
+    Loss,
+}
+
+impl GameResult {
+    /// Half points earned by the first engine: 2 for a win, 1 for a draw, 0
+    /// for a loss.
+    pub fn half_points(self) -> usize {
+        match self {
+            GameResult::Win => 2,
+            GameResult::Draw => 1,
+            GameResult::Loss => 0,
+        }
+    }
+}
+
+/// Win, draw and loss counts of the first engine (the trinomial model).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Wdl {
+    /// Games won by the first engine.
+    pub wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games lost by the first engine.
+    pub losses: u64,
+}
+
+impl Wdl {
+    /// The counts `wins`, `draws`, `losses`.
+    pub fn new(wins: u64, draws: u64, losses: u64) -> Self {
+        Wdl {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
+    /// Counts one more game.
+    pub fn add(&mut self, result: GameResult) {
+        match result {
+            GameResult::Win => self.wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::Loss => self.losses += 1,
+        }
+    }
+
+    /// The number of games N = W + D + L.
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The score (W + D/2) / N, in [0, 1]; 1/2 when no game was played.
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (self.wins as f64 + 0.5 * self.draws as f64) / n as f64
+    }
+
+    /// The observed frequency and score of each outcome, as
+    /// `(probability, score)` for loss, draw and win.
+    fn distribution(&self) -> [(f64, f64); 3] {
+        let n = self.games() as f64;
+        [
+            (self.losses as f64 / n, 0.0),
+            (self.draws as f64 / n, 0.5),
+            (self.wins as f64 / n, 1.0),
+        ]
+    }
+}
+
+/// Counts of game pairs by pair score (the pentanomial model): each opening is
+/// played twice with colours swapped, and `counts[i]` is the number of pairs
+/// in which the first engine scored i/4 of the two games' points, that is
+/// LL, LD, DD or WL, WD and WW.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pentanomial {
+    /// Pairs scoring 0, 1/4, 1/2, 3/4 and 1, in that order.
+    pub counts: [u64; 5],
+}
+
+impl Pentanomial {
+    /// The counts of pairs scoring 0, 1/4, 1/2, 3/4 and 1.
+    pub fn new(counts: [u64; 5]) -> Self {
+        Pentanomial { counts }
+    }
+
+    /// Counts one more pair, given each game's result from the point of view
+    /// of the first engine (not of the engine that moved first).
+    pub fn add_pair(&mut self, first: GameResult, second: GameResult) {
+        self.counts[first.half_points() + second.half_points()] += 1;
+    }
+
+    /// The number of pairs.
+    pub fn pairs(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The number of games, twice the number of pairs.
+    pub fn games(&self) -> u64 {
+        2 * self.pairs()
+    }
+
+    /// The score of the first engine over all games, in [0, 1]; 1/2 when no
+    /// pair was played.
+    pub fn score(&self) -> f64 {
+        let n = self.pairs();
+        if n == 0 {
+            return 0.5;
+        }
+        let half_points: u64 = self
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| i as u64 * c)
+            .sum();
+        half_points as f64 / (4 * n) as f64
+    }
+
+    /// The observed frequency and score of each pair score, as
+    /// `(probability, score)`.
+    fn distribution(&self) -> [(f64, f64); 5] {
+        let n = self.pairs() as f64;
+        std::array::from_fn(|i| (self.counts[i] as f64 / n, PAIR_SCORES[i]))
+    }
+}
+
+/// The Elo difference that gives expected score `s`: -400 log10(1/s - 1).
+///
+/// Returns positive infinity for `s >= 1`, negative infinity for `s <= 0`,
+/// and NaN only for a NaN `s`.
+pub fn elo_from_score(s: f64) -> f64 {
+    if s.is_nan() {
+        f64::NAN
+    } else if s >= 1.0 {
+        f64::INFINITY
+    } else if s <= 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        -400.0 * (1.0 / s - 1.0).log10()
+    }
+}
+
+/// An Elo difference with its 95% confidence interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloEstimate {
+    /// The estimated Elo difference (infinite when one side scored
+    /// everything).
+    pub elo: f64,
+    /// The lower end of the 95% interval (may be negative infinity).
+    pub lower: f64,
+    /// The upper end of the 95% interval (may be positive infinity).
+    pub upper: f64,
+}
+
+impl EloEstimate {
+    /// The estimate when nothing is known: 0 Elo, interval the whole line.
+    pub const UNKNOWN: EloEstimate = EloEstimate {
+        elo: 0.0,
+        lower: f64::NEG_INFINITY,
+        upper: f64::INFINITY,
+    };
+}
+
+/// Mean and variance of a distribution given as `(probability, value)`.
+fn mean_variance(dist: &[(f64, f64)]) -> (f64, f64) {
+    let mean: f64 = dist.iter().map(|&(p, x)| p * x).sum();
+    let var: f64 = dist.iter().map(|&(p, x)| p * (x - mean) * (x - mean)).sum();
+    (mean, var.max(0.0))
+}
+
+/// Elo and its interval from `n` independent samples of the score with the
+/// observed distribution `dist`: s +- 1.96 sigma / sqrt(n), each end
+/// converted to Elo.
+fn elo_estimate(dist: &[(f64, f64)], n: u64) -> EloEstimate {
+    if n == 0 {
+        return EloEstimate::UNKNOWN;
+    }
+    let (s, var) = mean_variance(dist);
+    let margin = Z_95 * var.sqrt() / (n as f64).sqrt();
+    EloEstimate {
+        elo: elo_from_score(s),
+        lower: elo_from_score(s - margin),
+        upper: elo_from_score(s + margin),
+    }
+}
+
+/// Elo with its 95% interval from win/draw/loss counts (trinomial model):
+/// the score is s = (W + D/2) / N, sigma^2 = sum p_i (x_i - s)^2 over the
+/// outcomes (x = 1, 1/2, 0), the interval is s +- 1.96 sigma / sqrt(N), and
+/// each end is converted with [`elo_from_score`].
+///
+/// With no games this is [`EloEstimate::UNKNOWN`]; an interval end beyond a
+/// score of 0 or 1 is infinite (so all wins give +inf everywhere), and zero
+/// variance (all draws) gives an empty interval around the estimate.
+pub fn elo_trinomial(wdl: &Wdl) -> EloEstimate {
+    elo_estimate(&wdl.distribution(), wdl.games())
+}
+
+/// Elo with its 95% interval from game pairs (pentanomial model): as
+/// [`elo_trinomial`] but over pair scores (0, 1/4, 1/2, 3/4, 1) with N the
+/// number of pairs, which removes the openings' bias from the error.
+///
+/// Degenerate inputs are handled as in [`elo_trinomial`].
+pub fn elo_pentanomial(penta: &Pentanomial) -> EloEstimate {
+    elo_estimate(&penta.distribution(), penta.pairs())
+}
+
+/// Normalized Elo with its 95% interval from game pairs:
+/// nElo = (s - 1/2) / sigma * 800 / ln 10, where sigma = sqrt(2) * sigma_pair
+/// is the per-game standard deviation implied by the pair scores' standard
+/// deviation sigma_pair. The interval converts the ends of the score interval
+/// s +- 1.96 sigma_pair / sqrt(pairs) the same way, which is
+/// nElo +- 1.96 * (800 / ln 10) / sqrt(2 * pairs).
+///
+/// With no pairs, or zero variance with a score of exactly 1/2 (all pairs
+/// scoring 1/2), this is [`EloEstimate::UNKNOWN`]; zero variance with any
+/// other score gives an infinite estimate and interval of that sign.
+pub fn normalized_elo_pentanomial(penta: &Pentanomial) -> EloEstimate {
+    let n = penta.pairs();
+    if n == 0 {
+        return EloEstimate::UNKNOWN;
+    }
+    let (s, var) = mean_variance(&penta.distribution());
+    let excess = s - 0.5;
+    if var <= 0.0 {
+        if excess == 0.0 {
+            return EloEstimate::UNKNOWN;
+        }
+        let inf = f64::INFINITY.copysign(excess);
+        return EloEstimate {
+            elo: inf,
+            lower: inf,
+            upper: inf,
+        };
+    }
+    let sigma_game = (2.0 * var).sqrt();
+    let nelo = excess / sigma_game * NELO_PER_T;
+    let margin = Z_95 * NELO_PER_T / (2.0 * n as f64).sqrt();
+    EloEstimate {
+        elo: nelo,
+        lower: nelo - margin,
+        upper: nelo + margin,
+    }
+}
+
+/// The error function erf(x) = 2/sqrt(pi) * integral from 0 to x of
+/// exp(-t^2) dt, with an absolute error below 1e-14.
+///
+/// It sums the series erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) /
+/// (1 * 3 * ... * (2n+1)), whose terms are all positive, so nothing cancels;
+/// for |x| >= 6, where erf differs from +-1 by less than 1e-17, it returns
+/// +-1. NaN gives NaN.
+pub fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    let a = x.abs();
+    if a >= 6.0 {
+        return 1.0f64.copysign(x);
+    }
+    let a2 = a * a;
+    let mut term = a;
+    let mut sum = a;
+    let mut k = 0.0;
+    // The ratio of consecutive terms is 2 a^2 / (2k + 3); stop once a term no
+    // longer changes the sum. At a < 6 this takes at most a few hundred terms.
+    while k < 1000.0 {
+        term *= 2.0 * a2 / (2.0 * k + 3.0);
+        let next = sum + term;
+        if next == sum {
+            break;
+        }
+        sum = next;
+        k += 1.0;
+    }
+    let value = (2.0 / PI.sqrt() * (-a2).exp() * sum).min(1.0);
+    value.copysign(x)
+}
+
+/// The likelihood of superiority of the first engine,
+/// 1/2 + 1/2 erf((W - L) / sqrt(2 (W + L))); draws do not count.
+///
+/// Returns 1/2 when there was no decisive game.
+pub fn los(wdl: &Wdl) -> f64 {
+    let decisive = wdl.wins + wdl.losses;
+    if decisive == 0 {
+        return 0.5;
+    }
+    let diff = wdl.wins as f64 - wdl.losses as f64;
+    0.5 + 0.5 * erf(diff / (2.0 * decisive as f64).sqrt())
+}
+
+/// The SPRT's log-likelihood-ratio bounds `(lower, upper)` =
+/// (ln(beta / (1 - alpha)), ln((1 - beta) / alpha)) for false-positive rate
+/// `alpha` and false-negative rate `beta`; +-2.944 at alpha = beta = 0.05.
+///
+/// A rate of 0 makes its bound infinite (that hypothesis is never accepted).
+/// Rates that are NaN, negative, or with alpha + beta >= 1 make no test:
+/// they give (-inf, +inf), so the test never stops.
+pub fn sprt_bounds(alpha: f64, beta: f64) -> (f64, f64) {
+    let valid = alpha >= 0.0 && beta >= 0.0 && alpha + beta < 1.0;
+    if !valid {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    }
+    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
+}
+
+/// The BayesElo model's loss, draw and win probabilities at BayesElo `elo`
+/// and draw Elo `drawelo`.
+fn bayeselo_probabilities(elo: f64, drawelo: f64) -> [f64; 3] {
+    let win = 1.0 / (1.0 + 10f64.powf((drawelo - elo) / 400.0));
+    let loss = 1.0 / (1.0 + 10f64.powf((drawelo + elo) / 400.0));
+    [loss, 1.0 - win - loss, win]
+}
+
+/// The SPRT log-likelihood ratio of H1 (BayesElo `elo1`) against H0
+/// (BayesElo `elo0`) for win/draw/loss counts, as cutechess and OpenBench
+/// compute it: the draw Elo is estimated from the observed frequencies,
+/// drawelo = 200 log10((1 - pL) / pL * (1 - pW) / pW), the model gives
+/// P(win | e) = 1 / (1 + 10^((drawelo - e) / 400)) and
+/// P(loss | e) = 1 / (1 + 10^((drawelo + e) / 400)), and
+/// LLR = sum over outcomes of n_i ln(P1_i / P0_i).
+///
+/// A count of zero is taken as 1e-3 so that the draw Elo stays finite (as
+/// OpenBench does). With no games, NaN hypotheses, or a result that would not
+/// be finite, the LLR is 0.
+pub fn llr_trinomial(wdl: &Wdl, elo0: f64, elo1: f64) -> f64 {
+    if wdl.games() == 0 || elo0.is_nan() || elo1.is_nan() {
+        return 0.0;
+    }
+    let counts = [wdl.losses, wdl.draws, wdl.wins].map(|c| (c as f64).max(ZERO_COUNT));
+    let n: f64 = counts.iter().sum();
+    let (p_loss, p_win) = (counts[0] / n, counts[2] / n);
+    let drawelo = 200.0 * ((1.0 - p_loss) / p_loss * (1.0 - p_win) / p_win).log10();
+    let p0 = bayeselo_probabilities(elo0, drawelo);
+    let p1 = bayeselo_probabilities(elo1, drawelo);
+    let llr: f64 = (0..3).map(|i| counts[i] * (p1[i] / p0[i]).ln()).sum();
+    if llr.is_finite() { llr } else { 0.0 }
+}
+
+/// Finds the Lagrange multiplier `lambda` with
+/// sum_i p_i a_i / (1 + lambda a_i) = 0 and every 1 + lambda a_i > 0, by
+/// bisection. The left side falls from +inf to -inf as lambda crosses the
+/// interval (-1 / max a, -1 / min a), so the root exists and is unique when
+/// the a_i (all p_i > 0) take both signs; otherwise there is none.
+fn lagrange_multiplier(p: &[f64; 5], a: &[f64; 5]) -> Option<f64> {
+    let a_max = a.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let a_min = a.iter().copied().fold(f64::INFINITY, f64::min);
+    if !(a_max > 0.0 && a_min < 0.0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (-1.0 / a_max, -1.0 / a_min);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        let f: f64 = (0..5).map(|i| p[i] * a[i] / (1.0 + mid * a[i])).sum();
+        if f > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// The t-value per pair, (mean - 1/2) / sigma, of the distribution `q` over
+/// the pair scores, or `None` when its variance is zero.
+fn t_value(q: &[f64; 5]) -> Option<f64> {
+    let dist: [(f64, f64); 5] = std::array::from_fn(|i| (q[i], PAIR_SCORES[i]));
+    let (mu, var) = mean_variance(&dist);
+    (var > 0.0).then(|| (mu - 0.5) / var.sqrt())
+}
+
+/// One solve of [`constrained_mle`] for t-value `t`, starting from `start`:
+/// the fixed-point iteration, or `None` when it fails or does not converge.
+fn constrained_mle_from(p: &[f64; 5], start: &[f64; 5], t: f64) -> Option<[f64; 5]> {
+    let mut q = *start;
+    for _ in 0..100 {
+        let dist: [(f64, f64); 5] = std::array::from_fn(|i| (q[i], PAIR_SCORES[i]));
+        let (mu, var) = mean_variance(&dist);
+        if var <= 0.0 {
+            return None;
+        }
+        let sigma = var.sqrt();
+        let a: [f64; 5] = std::array::from_fn(|i| {
+            let d = PAIR_SCORES[i] - mu;
+            PAIR_SCORES[i] - 0.5 - t * (var + d * d) / (2.0 * sigma)
+        });
+        let lambda = lagrange_multiplier(p, &a)?;
+        let mut next: [f64; 5] = std::array::from_fn(|i| p[i] / (1.0 + lambda * a[i]));
+        let total: f64 = next.iter().sum();
+        if !(total.is_finite() && total > 0.0) {
+            return None;
+        }
+        next.iter_mut().for_each(|x| *x /= total);
+        if next.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return None;
+        }
+        let change = (0..5).map(|i| (next[i] - q[i]).abs()).fold(0.0, f64::max);
+        q = next;
+        if change < 1e-12 {
+            return Some(q);
+        }
+    }
+    None
+}
+
+/// The most likely distribution over the pair scores, given the observed
+/// frequencies `p` (all positive), among those whose t-value per pair
+/// (mean - 1/2) / sigma equals `t`; `None` if it cannot be found.
+///
+/// Maximizing sum p_i ln q_i subject to sum q_i = 1 and
+/// mu(q) - 1/2 - t sigma(q) = 0 gives q_i = p_i / (1 + lambda a_i), where a_i
+/// is the constraint's gradient at q, taken as
+/// x_i - 1/2 - t (sigma^2 + (x_i - mu)^2) / (2 sigma) so that the condition
+/// sum q_i a_i = 0, which fixes lambda, is the constraint itself. Since a
+/// depends on q through mu and sigma, this repeats, with a from the previous
+/// q, until q stops changing (a few rounds near the answer).
+///
+/// The iteration only converges from a start near the answer, so the
+/// t-value is moved from that of `p` itself (where q = p) towards `t` by
+/// continuation: each step starts from the previous answer, doubling the
+/// step after a success and halving it after a failure.
+fn constrained_mle(p: &[f64; 5], t: f64) -> Option<[f64; 5]> {
+    let mut at = t_value(p)?;
+    let mut q = *p;
+    let mut step = t - at;
+    for _ in 0..400 {
+        if at == t {
+            return Some(q);
+        }
+        let remaining = t - at;
+        let target = if remaining.abs() <= step.abs() {
+            t
+        } else {
+            at + step
+        };
+        match constrained_mle_from(p, &q, target) {
+            Some(next) => {
+                q = next;
+                at = target;
+                step *= 2.0;
+            }
+            None => {
+                step *= 0.5;
+                if step.abs() < 1e-12 * (1.0 + remaining.abs()) {
+                    return None;
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The generalized SPRT log-likelihood ratio of H1 (normalized Elo `nelo1`)
+/// against H0 (normalized Elo `nelo0`) for game pairs, as fastchess and
+/// OpenBench compute it: each normalized Elo is turned into a t-value per
+/// pair, t = nelo / (800 / ln 10) * sqrt(2); for each hypothesis the most
+/// likely distribution q over the pair scores with that t-value,
+/// (mean - 1/2) / sigma = t, is found; and LLR = N sum p_i ln(q1_i / q0_i)
+/// with p the observed frequencies and N the number of pairs.
+///
+/// A count of zero is taken as 1e-3 (as OpenBench does) so that every
+/// frequency is positive. With no pairs, hypotheses that are not finite, a
+/// distribution that cannot be found, or a result that would not be finite,
+/// the LLR is 0.
+pub fn llr_pentanomial(penta: &Pentanomial, nelo0: f64, nelo1: f64) -> f64 {
+    if penta.pairs() == 0 || !nelo0.is_finite() || !nelo1.is_finite() {
+        return 0.0;
+    }
+    let counts = penta.counts.map(|c| (c as f64).max(ZERO_COUNT));
+    let n: f64 = counts.iter().sum();
+    let p = counts.map(|c| c / n);
+    let t = |nelo: f64| nelo / NELO_PER_T * std::f64::consts::SQRT_2;
+    let (Some(q0), Some(q1)) = (constrained_mle(&p, t(nelo0)), constrained_mle(&p, t(nelo1)))
+    else {
+        return 0.0;
+    };
+    let llr: f64 = (0..5).map(|i| counts[i] * (q1[i] / q0[i]).ln()).sum();
+    if llr.is_finite() { llr } else { 0.0 }
+}
+
+/// What an SPRT says after the games so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SprtDecision {
+    /// Neither bound was reached: play more games.
+    Continue,
+    /// The LLR reached the lower bound: accept H0 (elo0), the test fails.
+    AcceptH0,
+    /// The LLR reached the upper bound: accept H1 (elo1), the test passes.
+    AcceptH1,
+}
+
+/// The SPRT decision for log-likelihood ratio `llr` and bounds
+/// `(lower, upper)` from [`sprt_bounds`]: accept H1 when llr >= upper, H0
+/// when llr <= lower, otherwise continue. A NaN LLR continues.
+pub fn sprt_decision(llr: f64, bounds: (f64, f64)) -> SprtDecision {
+    let (lower, upper) = bounds;
+    if llr >= upper {
+        SprtDecision::AcceptH1
+    } else if llr <= lower {
+        SprtDecision::AcceptH0
+    } else {
+        SprtDecision::Continue
+    }
+}
+
+/// The state of an SPRT: the current log-likelihood ratio and the bounds it
+/// is compared with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtState {
+    /// The current log-likelihood ratio.
+    pub llr: f64,
+    /// The lower bound: at or below it H0 is accepted.
+    pub lower: f64,
+    /// The upper bound: at or above it H1 is accepted.
+    pub upper: f64,
+}
+
+impl SprtState {
+    /// The state with LLR `llr` and the bounds for rates `alpha` and `beta`
+    /// (see [`sprt_bounds`]).
+    pub fn new(llr: f64, alpha: f64, beta: f64) -> Self {
+        let (lower, upper) = sprt_bounds(alpha, beta);
+        SprtState { llr, lower, upper }
+    }
+
+    /// The decision for this state (see [`sprt_decision`]).
+    pub fn decision(&self) -> SprtDecision {
+        sprt_decision(self.llr, (self.lower, self.upper))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GameResult::{Draw, Loss, Win};
+    use super::*;
+
+    fn close(actual: f64, expected: f64, tol: f64) -> bool {
+        (actual - expected).abs() <= tol
+    }
+
+    macro_rules! assert_close {
+        ($actual:expr, $expected:expr, $tol:expr) => {{
+            let (a, e) = ($actual, $expected);
+            assert!(close(a, e, $tol), "{a} is not within {} of {e}", $tol);
+        }};
+    }
+
+    #[test]
+    fn published_trinomial_llr() {
+        // OpenBench: losses 22569, draws 44137, wins 22976, BayesElo [0.5, 2.5].
+        let wdl = Wdl::new(22976, 44137, 22569);
+        assert_close!(llr_trinomial(&wdl, 0.5, 2.5), 0.9758, 1e-3);
+    }
+
+    #[test]
+    fn published_pentanomial_llr() {
+        // OpenBench: pairs LL, LD, DD+WL, WD, WW, normalized Elo [0.5, 2.5].
+        let penta = Pentanomial::new([39, 8843, 26675, 9240, 44]);
+        assert_close!(llr_pentanomial(&penta, 0.5, 2.5), 2.9417, 1e-3);
+    }
+
+    #[test]
+    fn published_sprt_bounds() {
+        let (lower, upper) = sprt_bounds(0.05, 0.05);
+        assert_close!(lower, -2.944, 1e-3);
+        assert_close!(upper, 2.944, 1e-3);
+        assert_close!(upper, (19.0f64).ln(), 1e-12);
+    }
+
+    #[test]
+    fn llr_swapping_hypotheses_negates() {
+        let wdl = Wdl::new(22976, 44137, 22569);
+        let forward = llr_trinomial(&wdl, 0.5, 2.5);
+        assert_close!(llr_trinomial(&wdl, 2.5, 0.5), -forward, 1e-9);
+        assert_eq!(llr_trinomial(&wdl, 1.0, 1.0), 0.0);
+        let penta = Pentanomial::new([39, 8843, 26675, 9240, 44]);
+        let forward = llr_pentanomial(&penta, 0.5, 2.5);
+        assert_close!(llr_pentanomial(&penta, 2.5, 0.5), -forward, 1e-9);
+        assert_close!(llr_pentanomial(&penta, 1.0, 1.0), 0.0, 1e-12);
+    }
+
+    #[test]
+    fn constrained_mle_meets_its_constraint() {
+        let skewed = [
+            1e-3 / 20.004,
+            1e-3 / 20.004,
+            1e-3 / 20.004,
+            1e-3 / 20.004,
+            20.0 / 20.004,
+        ];
+        for p in [[0.05, 0.2, 0.4, 0.25, 0.1], skewed] {
+            for t in [-20.0, -4.0, -0.5, -0.1, 0.0, 0.05, 0.3, 1.0, 4.0, 20.0] {
+                let q = constrained_mle(&p, t).expect("a solution");
+                assert_close!(q.iter().sum::<f64>(), 1.0, 1e-12);
+                assert_close!(t_value(&q).unwrap(), t, 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn pentanomial_llr_cross_checked() {
+        // Values from an independent implementation of the same method.
+        let small = Pentanomial::new([1, 2, 3, 4, 1]);
+        assert_close!(llr_pentanomial(&small, 0.5, 2.5), 0.0136411, 1e-6);
+        assert_close!(llr_pentanomial(&small, -10.0, 10.0), 0.1418733, 1e-6);
+        let published = Pentanomial::new([39, 8843, 26675, 9240, 44]);
+        assert_close!(llr_pentanomial(&published, -10.0, 10.0), 51.69958, 1e-4);
+    }
+
+    #[test]
+    fn score_and_games() {
+        let wdl = Wdl::new(60, 20, 20);
+        assert_eq!(wdl.games(), 100);
+        assert_close!(wdl.score(), 0.7, 1e-15);
+        let mut counted = Wdl::default();
+        for r in [Win, Win, Draw, Loss] {
+            counted.add(r);
+        }
+        assert_eq!(counted, Wdl::new(2, 1, 1));
+        assert_close!(counted.score(), 0.625, 1e-15);
+    }
+
+    #[test]
+    fn add_pair_indexes_by_pair_score() {
+        let mut penta = Pentanomial::default();
+        penta.add_pair(Loss, Loss);
+        penta.add_pair(Loss, Draw);
+        penta.add_pair(Draw, Loss);
+        penta.add_pair(Draw, Draw);
+        penta.add_pair(Win, Loss);
+        penta.add_pair(Loss, Win);
+        penta.add_pair(Win, Draw);
+        penta.add_pair(Win, Win);
+        assert_eq!(penta.counts, [1, 2, 3, 1, 1]);
+        assert_eq!(penta.pairs(), 8);
+        assert_eq!(penta.games(), 16);
+        // Half points 0 + 2 + 6 + 3 + 4 = 15 of 32.
+        assert_close!(penta.score(), 15.0 / 32.0, 1e-15);
+    }
+
+    #[test]
+    fn elo_from_score_values() {
+        assert_eq!(elo_from_score(0.5), 0.0);
+        assert_close!(elo_from_score(0.75), 400.0 * 3f64.log10(), 1e-9);
+        assert_close!(elo_from_score(0.25), -400.0 * 3f64.log10(), 1e-9);
+        assert_close!(elo_from_score(10.0 / 11.0), 400.0, 1e-9);
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(1.5), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+        assert_eq!(elo_from_score(-0.1), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn trinomial_interval_by_hand() {
+        // s = 0.7; sigma^2 = 0.6 * 0.09 + 0.2 * 0.04 + 0.2 * 0.49 = 0.16;
+        // s +- 1.96 * 0.4 / 10 = [0.6216, 0.7784].
+        let e = elo_trinomial(&Wdl::new(60, 20, 20));
+        assert_close!(e.elo, 147.190714, 1e-5);
+        assert_close!(e.elo, -400.0 * (3.0f64 / 7.0).log10(), 1e-9);
+        assert_close!(e.lower, elo_from_score(0.6216), 1e-9);
+        assert_close!(e.upper, elo_from_score(0.7784), 1e-9);
+        assert_close!(e.lower, 86.223951, 1e-5);
+        assert_close!(e.upper, 218.253228, 1e-5);
+    }
+
+    #[test]
+    fn pentanomial_interval_by_hand() {
+        // 10 pairs scoring 0.25 x2, 0.5 x4, 0.75 x3, 1 x1: s = 0.575,
+        // sigma^2 = 0.2*0.325^2 + 0.4*0.075^2 + 0.3*0.175^2 + 0.1*0.425^2
+        //         = 0.050625, sigma = 0.225.
+        let penta = Pentanomial::new([0, 2, 4, 3, 1]);
+        assert_close!(penta.score(), 0.575, 1e-15);
+        let margin = 1.96 * 0.225 / 10f64.sqrt();
+        let e = elo_pentanomial(&penta);
+        assert_close!(e.elo, elo_from_score(0.575), 1e-9);
+        assert_close!(e.elo, 52.511566, 1e-5);
+        assert_close!(e.lower, elo_from_score(0.575 - margin), 1e-9);
+        assert_close!(e.upper, elo_from_score(0.575 + margin), 1e-9);
+        assert_close!(e.lower, -45.039538, 1e-5);
+        assert_close!(e.upper, 159.321358, 1e-5);
+
+        // nElo = 0.075 / (0.225 sqrt 2) * 800 / ln 10, margin 1.96 C / sqrt 20.
+        let n = normalized_elo_pentanomial(&penta);
+        assert_close!(n.elo, 81.891353, 1e-5);
+        assert_close!(n.lower, -70.379006, 1e-5);
+        assert_close!(n.upper, 234.161708, 1e-5);
+        // The interval is the score interval's ends converted the same way.
+        let to_nelo = |s: f64| (s - 0.5) / (0.225 * 2f64.sqrt()) * NELO_PER_T;
+        assert_close!(n.lower, to_nelo(0.575 - margin), 1e-9);
+        assert_close!(n.upper, to_nelo(0.575 + margin), 1e-9);
+    }
+
+    #[test]
+    fn erf_values() {
+        let known = [
+            (0.0, 0.0),
+            (0.1, 0.1124629160182849),
+            (0.5, 0.5204998778130465),
+            (1.0, 0.8427007929497149),
+            (2.0, 0.9953222650189527),
+            (3.0, 0.9999779095030014),
+            (4.0, 0.9999999845827421),
+            (5.5, 0.9999999999999927),
+            (8.0, 1.0),
+        ];
+        for (x, y) in known {
+            assert_close!(erf(x), y, 1e-14);
+            assert_close!(erf(-x), -y, 1e-14);
+        }
+        assert_eq!(erf(f64::INFINITY), 1.0);
+        assert_eq!(erf(f64::NEG_INFINITY), -1.0);
+        assert!(erf(f64::NAN).is_nan());
+        // Monotone across the switch to the constant.
+        assert!(erf(5.999) <= erf(6.0));
+    }
+
+    #[test]
+    fn los_values() {
+        assert_eq!(los(&Wdl::new(40, 17, 40)), 0.5);
+        // (60 - 40) / sqrt(2 * 100) = sqrt 2; 1/2 + erf(sqrt 2)/2 = Phi(2).
+        assert_close!(los(&Wdl::new(60, 0, 40)), 0.9772498680518208, 1e-12);
+        assert_close!(los(&Wdl::new(60, 500, 40)), 0.9772498680518208, 1e-12);
+        assert_close!(los(&Wdl::new(40, 0, 60)), 1.0 - 0.9772498680518208, 1e-12);
+        assert_eq!(los(&Wdl::new(1000, 0, 0)), 1.0);
+        assert_eq!(los(&Wdl::new(0, 0, 1000)), 0.0);
+    }
+
+    #[test]
+    fn sprt_decisions() {
+        let bounds = sprt_bounds(0.05, 0.05);
+        assert_eq!(sprt_decision(0.0, bounds), SprtDecision::Continue);
+        assert_eq!(sprt_decision(2.95, bounds), SprtDecision::AcceptH1);
+        assert_eq!(sprt_decision(-2.95, bounds), SprtDecision::AcceptH0);
+        assert_eq!(sprt_decision(f64::NAN, bounds), SprtDecision::Continue);
+        let state = SprtState::new(2.9417, 0.05, 0.05);
+        assert_eq!(state.decision(), SprtDecision::Continue);
+        assert_eq!(
+            SprtState::new(3.0, 0.05, 0.05).decision(),
+            SprtDecision::AcceptH1
+        );
+        // Asymmetric rates.
+        let (lower, upper) = sprt_bounds(0.05, 0.1);
+        assert_close!(lower, (0.1f64 / 0.95).ln(), 1e-12);
+        assert_close!(upper, (0.9f64 / 0.05).ln(), 1e-12);
+    }
+
+    #[test]
+    fn degenerate_sprt_bounds() {
+        assert_eq!(sprt_bounds(0.0, 0.05).1, f64::INFINITY);
+        assert_eq!(sprt_bounds(0.05, 0.0).0, f64::NEG_INFINITY);
+        let never = (f64::NEG_INFINITY, f64::INFINITY);
+        assert_eq!(sprt_bounds(f64::NAN, 0.05), never);
+        assert_eq!(sprt_bounds(-0.1, 0.05), never);
+        assert_eq!(sprt_bounds(0.6, 0.5), never);
+        assert_eq!(sprt_decision(1e300, never), SprtDecision::Continue);
+    }
+
+    fn assert_no_nan(e: EloEstimate) {
+        assert!(
+            !e.elo.is_nan() && !e.lower.is_nan() && !e.upper.is_nan(),
+            "{e:?}"
+        );
+        assert!(e.lower <= e.elo && e.elo <= e.upper, "{e:?}");
+    }
+
+    #[test]
+    fn degenerate_no_games() {
+        let wdl = Wdl::default();
+        assert_eq!(wdl.score(), 0.5);
+        assert_eq!(elo_trinomial(&wdl), EloEstimate::UNKNOWN);
+        assert_eq!(los(&wdl), 0.5);
+        assert_eq!(llr_trinomial(&wdl, 0.5, 2.5), 0.0);
+        let penta = Pentanomial::default();
+        assert_eq!(penta.score(), 0.5);
+        assert_eq!(elo_pentanomial(&penta), EloEstimate::UNKNOWN);
+        assert_eq!(normalized_elo_pentanomial(&penta), EloEstimate::UNKNOWN);
+        assert_eq!(llr_pentanomial(&penta, 0.5, 2.5), 0.0);
+    }
+
+    #[test]
+    fn degenerate_all_draws() {
+        let wdl = Wdl::new(0, 50, 0);
+        let e = elo_trinomial(&wdl);
+        assert_eq!((e.elo, e.lower, e.upper), (0.0, 0.0, 0.0));
+        assert_eq!(los(&wdl), 0.5);
+        let llr = llr_trinomial(&wdl, 0.5, 2.5);
+        assert!(llr.is_finite());
+
+        let penta = Pentanomial::new([0, 0, 25, 0, 0]);
+        let e = elo_pentanomial(&penta);
+        assert_eq!((e.elo, e.lower, e.upper), (0.0, 0.0, 0.0));
+        assert_eq!(normalized_elo_pentanomial(&penta), EloEstimate::UNKNOWN);
+        assert!(llr_pentanomial(&penta, 0.5, 2.5).is_finite());
+    }
+
+    #[test]
+    fn degenerate_one_sided() {
+        for wdl in [Wdl::new(30, 0, 0), Wdl::new(0, 0, 30), Wdl::new(1, 0, 0)] {
+            let e = elo_trinomial(&wdl);
+            assert_no_nan(e);
+            assert!(e.elo.is_infinite());
+            for (h0, h1) in [(0.5, 2.5), (-5.0, 5.0)] {
+                let llr = llr_trinomial(&wdl, h0, h1);
+                assert!(llr.is_finite());
+                assert_eq!(llr > 0.0, wdl.score() > 0.5, "{wdl:?} {h0} {h1}");
+            }
+        }
+        assert_eq!(elo_trinomial(&Wdl::new(30, 0, 0)).lower, f64::INFINITY);
+        // Wins and draws only: finite estimate, infinite upper end.
+        let e = elo_trinomial(&Wdl::new(9, 1, 0));
+        assert_no_nan(e);
+        assert!(e.elo.is_finite());
+        assert_eq!(e.upper, f64::INFINITY);
+
+        for counts in [[0, 0, 0, 0, 20], [20, 0, 0, 0, 0], [0, 0, 0, 7, 0]] {
+            let penta = Pentanomial::new(counts);
+            assert_no_nan(elo_pentanomial(&penta));
+            let n = normalized_elo_pentanomial(&penta);
+            assert_no_nan(n);
+            assert!(n.elo.is_infinite());
+            for (h0, h1) in [(0.5, 2.5), (-10.0, 10.0), (0.0, 300.0)] {
+                let llr = llr_pentanomial(&penta, h0, h1);
+                assert!(llr.is_finite());
+                // Evidence for the higher hypothesis exactly when winning.
+                assert_eq!(llr > 0.0, penta.score() > 0.5, "{counts:?} {h0} {h1}");
+            }
+        }
+        assert_eq!(
+            normalized_elo_pentanomial(&Pentanomial::new([0, 0, 0, 7, 0])).lower,
+            f64::INFINITY
+        );
+    }
+
+    #[test]
+    fn degenerate_hypotheses() {
+        let wdl = Wdl::new(10, 10, 5);
+        assert_eq!(llr_trinomial(&wdl, f64::NAN, 1.0), 0.0);
+        let penta = Pentanomial::new([1, 2, 3, 2, 1]);
+        assert_eq!(llr_pentanomial(&penta, f64::NAN, 1.0), 0.0);
+        assert_eq!(llr_pentanomial(&penta, 0.0, f64::INFINITY), 0.0);
+        assert!(llr_pentanomial(&penta, -1000.0, 1000.0).is_finite());
+    }
+}
