@@ -6,7 +6,7 @@
 
 use std::fmt::{Debug, Display};
 
-use crate::rules::{Move, MoveList, Position, Status};
+use crate::rules::{Move, MoveList, Player, Position, Status};
 
 /// How a finished game ended, with players numbered 0 (first) and 1.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
@@ -134,5 +134,109 @@ impl Game for Position {
     #[inline(always)]
     fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
         self.winning_step(rng)
+    }
+}
+
+/// The rules of CodinGame's referee: a drawn big board goes to the player
+/// with more small boards won (still a draw when they won as many).
+/// Everything else is [`Position`]'s.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct BoardCountTiebreak(pub Position);
+
+impl std::fmt::Display for BoardCountTiebreak {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Game for BoardCountTiebreak {
+    type Move = Move;
+    type Moves = MoveList;
+    const MAX_MOVES: usize = 81;
+    const MAX_PLIES: usize = 81;
+
+    fn side_to_move(&self) -> u8 {
+        Game::side_to_move(&self.0)
+    }
+
+    fn ply(&self) -> u32 {
+        self.0.ply()
+    }
+
+    #[inline(always)]
+    fn outcome(&self) -> Option<Outcome> {
+        match self.0.status() {
+            Status::Drawn => {
+                let x = self.0.won_boards(Player::X).count_ones();
+                let o = self.0.won_boards(Player::O).count_ones();
+                Some(match x.cmp(&o) {
+                    std::cmp::Ordering::Greater => Outcome::Win(0),
+                    std::cmp::Ordering::Less => Outcome::Win(1),
+                    std::cmp::Ordering::Equal => Outcome::Draw,
+                })
+            }
+            _ => Game::outcome(&self.0),
+        }
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        self.0.legal_moves()
+    }
+
+    #[inline(always)]
+    fn play(&mut self, m: Move) {
+        self.0.play_unchecked(m);
+    }
+
+    #[inline(always)]
+    fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
+        self.0.random_move(rng)
+    }
+
+    #[inline(always)]
+    fn play_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        self.0.random_step(rng)
+    }
+
+    #[inline(always)]
+    fn winning_move(&self) -> Option<Move> {
+        self.0.winning_move()
+    }
+
+    #[inline(always)]
+    fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        self.0.winning_step(rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiebreak_counts_boards() {
+        // A drawn game: every board closed, no line of boards.
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+        let mut seen = [0; 3];
+        for _ in 0..2_000 {
+            let end = Position::startpos().random_playout(&mut rng);
+            if end.status() != Status::Drawn {
+                assert_eq!(Game::outcome(&BoardCountTiebreak(end)), Game::outcome(&end));
+                continue;
+            }
+            let x = end.won_boards(Player::X).count_ones();
+            let o = end.won_boards(Player::O).count_ones();
+            let want = match x.cmp(&o) {
+                std::cmp::Ordering::Greater => Outcome::Win(0),
+                std::cmp::Ordering::Less => Outcome::Win(1),
+                std::cmp::Ordering::Equal => Outcome::Draw,
+            };
+            assert_eq!(Game::outcome(&BoardCountTiebreak(end)), Some(want));
+            seen[match want {
+                Outcome::Win(p) => p as usize,
+                Outcome::Draw => 2,
+            }] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     }
 }

@@ -7,8 +7,10 @@
 //! when it ends. Every line that cannot be carried out gets one
 //! `info string error: ...` line and changes nothing.
 
+pub mod codingame;
 pub mod command;
 pub mod options;
+pub mod riddles;
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
