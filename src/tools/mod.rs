@@ -1,5 +1,6 @@
 //! The subcommands for people: perft, bench, analyze, play and match.
 
+pub mod match_runner;
 pub mod perft;
 pub mod stats;
 
