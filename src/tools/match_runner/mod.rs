@@ -34,7 +34,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clock::TimeControl;
 use engine::{Engine, EngineSpec};
 use game::{GameSettings, GameSetup};
-use openings::Opening;
+use openings::OpeningBook;
 use record::{GameRecord, Record};
 use tally::{Sprt, Tally};
 
@@ -192,8 +192,8 @@ fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), 
 struct Plan {
     specs: [EngineSpec; 2],
     games: u64,
-    /// The openings, used in turn by the pairs.
-    openings: Vec<Opening>,
+    /// The openings of the pairs.
+    openings: OpeningBook,
     /// Where the openings come from, in words.
     openings_source: String,
     settings: GameSettings,
@@ -240,23 +240,23 @@ impl Plan {
                 args.concurrency
             ));
         }
-        let pairs = args.games / 2;
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
             (Some(path), _) => {
                 let name = path.display().to_string();
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| format!("cannot read {name}: {e}"))?;
-                let openings = openings::parse_openings(&text, &name)?;
-                let source = format!("{} from {name}", openings.len());
-                (openings, source)
+                let list = openings::parse_openings(&text, &name)?;
+                let source = format!("{} from {name}", list.len());
+                (OpeningBook::List(list), source)
             }
             (None, Some(plies)) => {
                 let seed = args.seed.unwrap_or_else(seed_from_clock);
-                let count = usize::try_from(pairs).map_err(|_| "too many games".to_string())?;
-                let openings = openings::random_openings(plies, count, seed)?;
-                (openings, format!("{plies} random plies, seed {seed}"))
+                let book = OpeningBook::Random { plies, seed };
+                // Fails at once when no such opening can be found.
+                book.opening(0)?;
+                (book, format!("{plies} random plies, seed {seed}"))
             }
-            (None, None) => (vec![Opening::Moves(Vec::new())], "startpos".to_string()),
+            (None, None) => (OpeningBook::List(Vec::new()), "startpos".to_string()),
         };
         Ok(Plan {
             specs,
@@ -276,15 +276,14 @@ impl Plan {
     }
 
     /// The game at `index` (from 0): number, pair, opening and colours.
-    fn setup(&self, index: u64) -> GameSetup {
+    fn setup(&self, index: u64) -> Result<GameSetup, String> {
         let pair = index / 2;
-        let opening = &self.openings[(pair % self.openings.len() as u64) as usize];
-        GameSetup {
+        Ok(GameSetup {
             game: index + 1,
             pair: pair + 1,
-            opening: opening.clone(),
+            opening: self.openings.opening(pair)?,
             x_engine: (index % 2) as usize,
-        }
+        })
     }
 
     /// The first line of progress: who plays, how long, from where.
@@ -410,146 +409,213 @@ enum Stop {
     Aborted,
     /// The SPRT decided.
     Sprt,
-    /// The record could not be written.
-    RecordFailed,
+    /// An error: the record could not be written, or no opening made.
+    Failed,
+}
+
+/// The flags the main thread sets and the workers read.
+#[derive(Default)]
+struct Flags {
+    /// Start no new games.
+    stop_starting: AtomicBool,
+    /// Abort the running games.
+    abort: AtomicBool,
+}
+
+impl Flags {
+    /// Stops starting games, and with `abort` also aborts the running ones.
+    fn stop(&self, abort: bool) {
+        self.stop_starting.store(true, Ordering::SeqCst);
+        if abort {
+            self.abort.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn aborted(&self) -> bool {
+        self.abort.load(Ordering::SeqCst)
+    }
+}
+
+/// What the main thread keeps while the match runs.
+struct Referee<'a> {
+    plan: &'a Plan,
+    flags: &'a Flags,
+    tally: Tally,
+    record: Option<RecordFile>,
+    progress: Progress,
+    stop: Option<Stop>,
+    error: Option<String>,
+    seen_interrupts: usize,
+}
+
+impl Referee<'_> {
+    /// Ends the match early for `why`; `abort` also aborts running games.
+    fn stop(&mut self, why: Stop, abort: bool) {
+        if self.stop.is_none() || why == Stop::Aborted || why == Stop::Failed {
+            self.stop = Some(why);
+        }
+        self.flags.stop(abort);
+    }
+
+    /// Stops the match on an error, which `run` returns at the end.
+    fn fail(&mut self, error: String) {
+        self.progress
+            .line(&format!("error: {error}; stopping the match"));
+        self.error.get_or_insert(error);
+        self.stop(Stop::Failed, true);
+    }
+
+    /// Counts, records and shows a finished game, and runs the SPRT.
+    fn game_over(&mut self, game: GameRecord) {
+        if self.flags.aborted() {
+            return; // finished as the match was aborted: not counted
+        }
+        if let Err(e) = self.tally.add(&game) {
+            return self.fail(e);
+        }
+        if let Some(file) = self.record.as_mut()
+            && let Err(e) = file.write_line(&game.to_string())
+        {
+            self.fail(e);
+        }
+        let fault = game.termination != record::Termination::Normal;
+        let text = game_text(&game, self.plan.games);
+        self.progress.game(&text, &self.tally.progress(), fault);
+        if let Some(sprt) = &self.plan.sprt
+            && sprt.state(&self.tally.penta).decision() != SprtDecision::Continue
+        {
+            self.stop(Stop::Sprt, true);
+        }
+    }
+
+    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts.
+    fn check_interrupts(&mut self) {
+        let interrupts = signal::interrupts();
+        if interrupts <= self.seen_interrupts || self.flags.aborted() {
+            return;
+        }
+        self.seen_interrupts = interrupts;
+        if interrupts == 1 {
+            self.progress.line(
+                "Ctrl-C: no new games; finishing the running ones (Ctrl-C again to abort them)",
+            );
+            self.stop(Stop::Interrupted, false);
+        } else {
+            self.progress.line("Ctrl-C: aborting the running games");
+            self.stop(Stop::Aborted, true);
+        }
+    }
+
+    /// How the match ended, in words.
+    fn ending(&self) -> String {
+        match self.stop {
+            None => format!("all {} games played", self.plan.games),
+            Some(Stop::Sprt) => "the SPRT decided".to_string(),
+            Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
+            Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
+            Some(Stop::Failed) => "stopped by an error".to_string(),
+        }
+    }
 }
 
 /// Plays the match of `plan` and prints its summary.
 fn run_match(plan: &Plan) -> Result<(), String> {
     let started = Instant::now();
-    let abort = AtomicBool::new(false);
-    let startup = plan.settings.startup_timeout;
+    let flags = Flags::default();
     for spec in &plan.specs {
-        Engine::start(spec, startup, &abort)
+        Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
             .map_err(|e| format!("engine {} ({}): {e}", spec.name, spec.program))?
             .quit();
     }
-    let mut record = match &plan.record {
+    let record = match &plan.record {
         Some(path) => Some(RecordFile::create(path, plan)?),
         None => None,
     };
     signal::install();
-    let mut progress = Progress::new();
-    progress.line(&plan.describe());
+    let mut referee = Referee {
+        plan,
+        flags: &flags,
+        tally: Tally::new([plan.specs[0].name.clone(), plan.specs[1].name.clone()]),
+        record,
+        progress: Progress::new(),
+        stop: None,
+        error: None,
+        seen_interrupts: 0,
+    };
+    referee.progress.line(&plan.describe());
 
-    let stop_starting = AtomicBool::new(false);
     let next_game = AtomicU64::new(0);
-    let mut tally = Tally::new([plan.specs[0].name.clone(), plan.specs[1].name.clone()]);
-    let mut stop: Option<Stop> = None;
-    let mut error = None;
-    let (sender, results) = mpsc::channel::<GameRecord>();
+    let (sender, results) = mpsc::channel();
     thread::scope(|scope| {
         for _ in 0..plan.concurrency {
             let sender = sender.clone();
-            let (next_game, stop_starting, abort) = (&next_game, &stop_starting, &abort);
-            scope.spawn(move || worker(plan, next_game, stop_starting, abort, sender));
+            let (next_game, flags) = (&next_game, &flags);
+            scope.spawn(move || worker(plan, next_game, flags, sender));
         }
         drop(sender);
-        let mut seen_interrupts = 0;
         loop {
             match results.recv_timeout(Duration::from_millis(100)) {
-                Ok(game) => {
-                    if abort.load(Ordering::SeqCst) {
-                        continue;
-                    }
-                    if let Err(e) = tally.add(&game) {
-                        error = Some(e);
-                    }
-                    if let Some(file) = record.as_mut()
-                        && let Err(e) = file.write_line(&game.to_string())
-                    {
-                        progress.line(&format!("error: {e}; stopping the match"));
-                        error = Some(e);
-                        stop = Some(Stop::RecordFailed);
-                        stop_starting.store(true, Ordering::SeqCst);
-                        abort.store(true, Ordering::SeqCst);
-                    }
-                    let fault = game.termination != record::Termination::Normal;
-                    progress.game(&game_text(&game, plan.games), &tally.progress(), fault);
-                    if let Some(sprt) = &plan.sprt
-                        && sprt.state(&tally.penta).decision() != SprtDecision::Continue
-                        && stop.is_none()
-                    {
-                        stop = Some(Stop::Sprt);
-                        stop_starting.store(true, Ordering::SeqCst);
-                        abort.store(true, Ordering::SeqCst);
-                    }
-                }
+                Ok(Ok(game)) => referee.game_over(game),
+                Ok(Err(error)) => referee.fail(error),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
-            let interrupts = signal::interrupts();
-            if interrupts > seen_interrupts {
-                seen_interrupts = interrupts;
-                if interrupts == 1 && !stop_starting.load(Ordering::SeqCst) {
-                    stop.get_or_insert(Stop::Interrupted);
-                    stop_starting.store(true, Ordering::SeqCst);
-                    progress.line(
-                        "Ctrl-C: no new games; finishing the running ones (Ctrl-C again to abort them)",
-                    );
-                } else if !abort.load(Ordering::SeqCst) {
-                    stop = Some(Stop::Aborted);
-                    stop_starting.store(true, Ordering::SeqCst);
-                    abort.store(true, Ordering::SeqCst);
-                    progress.line("Ctrl-C: aborting the running games");
-                }
-            }
+            referee.check_interrupts();
         }
     });
-    progress.finish();
+    referee.progress.finish();
 
-    let ending = match stop {
-        None => format!("all {} games played", plan.games),
-        Some(Stop::Sprt) => "the SPRT decided".to_string(),
-        Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
-        Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
-        Some(Stop::RecordFailed) => "the record could not be written".to_string(),
-    };
     let mut out = io::stdout().lock();
-    write!(out, "{}", tally.summary(plan.sprt.as_ref()))
-        .and_then(|_| writeln!(out, "{:<12}{ending}", "end"))
+    write!(out, "{}", referee.tally.summary(plan.sprt.as_ref()))
+        .and_then(|_| writeln!(out, "{:<12}{}", "end", referee.ending()))
         .and_then(|_| {
-            writeln!(
-                out,
-                "{:<12}{:.1} s",
-                "time",
-                started.elapsed().as_secs_f64()
-            )
+            let seconds = started.elapsed().as_secs_f64();
+            writeln!(out, "{:<12}{seconds:.1} s", "time")
         })
         .and_then(|_| out.flush())
         .map_err(|e| e.to_string())?;
-    match error {
+    match referee.error {
         Some(e) => Err(e),
         None => Ok(()),
     }
 }
 
 /// One thread of the match: takes the next game until there are none or
-/// the match stops, and sends each finished game to `results`.
+/// the match stops, and sends each finished game (or an error) to
+/// `results`.
 fn worker(
     plan: &Plan,
     next_game: &AtomicU64,
-    stop_starting: &AtomicBool,
-    abort: &AtomicBool,
-    results: mpsc::Sender<GameRecord>,
+    flags: &Flags,
+    results: mpsc::Sender<Result<GameRecord, String>>,
 ) {
     let mut slots: [Option<Engine>; 2] = [None, None];
-    while !stop_starting.load(Ordering::SeqCst) {
+    while !flags.stop_starting.load(Ordering::SeqCst) {
         let index = next_game.fetch_add(1, Ordering::SeqCst);
         if index >= plan.games {
             break;
         }
-        let setup = plan.setup(index);
-        match game::play_game(&mut slots, &plan.specs, &plan.settings, &setup, abort) {
-            Some(game) => {
-                if results.send(game).is_err() {
-                    break;
-                }
+        let setup = match plan.setup(index) {
+            Ok(setup) => setup,
+            Err(e) => {
+                let _ = results.send(Err(e));
+                break;
             }
-            None => break,
+        };
+        let Some(game) = game::play_game(
+            &mut slots,
+            &plan.specs,
+            &plan.settings,
+            &setup,
+            &flags.abort,
+        ) else {
+            break; // aborted
+        };
+        if results.send(Ok(game)).is_err() {
+            break;
         }
     }
-    if !abort.load(Ordering::SeqCst) {
+    if !flags.aborted() {
         for engine in slots.into_iter().flatten() {
             engine.quit();
         }
@@ -584,7 +650,7 @@ mod tests {
             "match: one vs b, 4 games, nodes 100, openings: startpos, concurrency 1"
         );
         let setups: Vec<(u64, u64, usize)> = (0..4)
-            .map(|i| plan.setup(i))
+            .map(|i| plan.setup(i).unwrap())
             .map(|s| (s.game, s.pair, s.x_engine))
             .collect();
         assert_eq!(setups, [(1, 1, 0), (2, 1, 1), (3, 2, 0), (4, 2, 1)]);
@@ -607,9 +673,9 @@ mod tests {
             plan.describe()
                 .contains("tc 1+0.01 s, openings: 6 random plies, seed 9")
         );
-        assert_eq!(plan.openings.len(), 3);
-        assert_eq!(plan.setup(2).opening, plan.setup(3).opening);
-        assert_ne!(plan.setup(1).opening, plan.setup(2).opening);
+        let opening = |i| plan.setup(i).unwrap().opening;
+        assert_eq!(opening(2), opening(3));
+        assert_ne!(opening(1), opening(2));
     }
 
     #[test]
@@ -659,7 +725,9 @@ mod tests {
             None,
         )
         .unwrap();
-        let shown: Vec<String> = (0..6).map(|i| plan.setup(i).opening.to_string()).collect();
+        let shown: Vec<String> = (0..6)
+            .map(|i| plan.setup(i).unwrap().opening.to_string())
+            .collect();
         assert_eq!(shown, ["e5", "e5", "e5 e4", "e5 e4", "e5", "e5"]);
         std::fs::write(&path, "e5\nbad line\n").unwrap();
         let err = Plan::new(&args(&["--nodes", "5", "--openings", path_text]), None).unwrap_err();
@@ -679,7 +747,7 @@ mod tests {
             pair: 2,
             x: "base".into(),
             o: "new".into(),
-            opening: Opening::Moves(vec![]),
+            opening: openings::Opening::Moves(vec![]),
             moves: vec![],
             outcome: record::Outcome::OWins,
             termination: record::Termination::Timeout,

@@ -121,36 +121,58 @@ pub fn parse_openings(text: &str, file: &str) -> Result<Vec<Opening>, String> {
 /// How many random tries one opening may take before giving up.
 const TRIES_PER_OPENING: u32 = 10_000;
 
-/// `count` openings of `plies` uniformly random moves from the empty board,
-/// the same for the same `seed`. An opening whose game is over, or where
-/// the side to move can win at once (the game is decided), is skipped and
-/// drawn again.
-pub fn random_openings(plies: u32, count: usize, seed: u64) -> Result<Vec<Opening>, String> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut openings = Vec::with_capacity(count);
-    for _ in 0..count {
-        let mut found = None;
-        for _ in 0..TRIES_PER_OPENING {
-            let mut pos = Position::startpos();
-            let mut moves = Vec::new();
-            while moves.len() < plies as usize {
-                let Some(m) = pos.random_move(&mut rng) else {
-                    break;
-                };
-                pos.play(m);
-                moves.push(m);
-            }
-            if moves.len() == plies as usize && !pos.is_over() && pos.winning_move().is_none() {
-                found = Some(Opening::Moves(moves));
+/// An opening of `plies` uniformly random moves from the empty board for
+/// pair `pair` (from 0), the same for the same `seed` and pair. An opening
+/// whose game is over, or where the side to move can win at once (the game
+/// is decided), is skipped and drawn again.
+pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, String> {
+    // Each pair has its own generator, so that any pair's opening can be
+    // made without the ones before it (seed_from_u64 mixes the bits).
+    let pair_seed = seed.wrapping_add(pair.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(pair_seed);
+    for _ in 0..TRIES_PER_OPENING {
+        let mut pos = Position::startpos();
+        let mut moves = Vec::new();
+        while moves.len() < plies as usize {
+            let Some(m) = pos.random_move(&mut rng) else {
                 break;
-            }
+            };
+            pos.play(m);
+            moves.push(m);
         }
-        let opening = found.ok_or_else(|| {
-            format!("--random-plies {plies}: found no random opening that is not decided already")
-        })?;
-        openings.push(opening);
+        if moves.len() == plies as usize && !pos.is_over() && pos.winning_move().is_none() {
+            return Ok(Opening::Moves(moves));
+        }
     }
-    Ok(openings)
+    Err(format!(
+        "--random-plies {plies}: found no random opening that is not decided already"
+    ))
+}
+
+/// Where a match's openings come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpeningBook {
+    /// These openings, taken in turn by the pairs (from the top again when
+    /// they run out).
+    List(Vec<Opening>),
+    /// A fresh opening of `plies` random moves for each pair.
+    Random {
+        /// The number of random moves.
+        plies: u32,
+        /// The seed; each pair's generator is made from it.
+        seed: u64,
+    },
+}
+
+impl OpeningBook {
+    /// The opening of pair `pair` (from 0).
+    pub fn opening(&self, pair: u64) -> Result<Opening, String> {
+        match self {
+            OpeningBook::List(list) if list.is_empty() => Ok(Opening::Moves(Vec::new())),
+            OpeningBook::List(list) => Ok(list[(pair % list.len() as u64) as usize].clone()),
+            &OpeningBook::Random { plies, seed } => random_opening(plies, seed, pair),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -236,9 +258,11 @@ mod tests {
 
     #[test]
     fn random_openings_are_reproducible_and_open() {
-        let a = random_openings(8, 20, 7).unwrap();
-        assert_eq!(a, random_openings(8, 20, 7).unwrap());
-        assert_ne!(a, random_openings(8, 20, 8).unwrap());
+        let make = |seed, pair| random_opening(8, seed, pair).unwrap();
+        let a: Vec<Opening> = (0..20).map(|p| make(7, p)).collect();
+        assert_eq!(a, (0..20).map(|p| make(7, p)).collect::<Vec<_>>());
+        assert_ne!(a, (0..20).map(|p| make(8, p)).collect::<Vec<_>>());
+        assert_ne!(a[0], a[1]);
         for opening in &a {
             let Opening::Moves(m) = opening else {
                 panic!("random openings are move lists")
@@ -247,10 +271,24 @@ mod tests {
             let pos = opening.position();
             assert!(!pos.is_over() && pos.winning_move().is_none());
         }
-        assert_eq!(
-            random_openings(0, 2, 1).unwrap(),
-            vec![Opening::Moves(vec![]); 2]
-        );
-        assert!(random_openings(81, 1, 1).is_err());
+        assert_eq!(random_opening(0, 1, 5), Ok(Opening::Moves(vec![])));
+        let err = random_opening(81, 1, 0).unwrap_err();
+        assert!(err.starts_with("--random-plies 81: found no"), "{err}");
+    }
+
+    #[test]
+    fn books_hand_out_openings_by_pair() {
+        let list = OpeningBook::List(vec![
+            Opening::parse("e5").unwrap(),
+            Opening::parse("a1").unwrap(),
+        ]);
+        let shown: Vec<String> = (0..5)
+            .map(|p| list.opening(p).unwrap().to_string())
+            .collect();
+        assert_eq!(shown, ["e5", "a1", "e5", "a1", "e5"]);
+        let empty = OpeningBook::List(vec![]);
+        assert_eq!(empty.opening(3), Ok(Opening::Moves(vec![])));
+        let random = OpeningBook::Random { plies: 6, seed: 3 };
+        assert_eq!(random.opening(4), random_opening(6, 3, 4));
     }
 }
