@@ -15,6 +15,9 @@ use crate::tools::match_runner::clock::Dialect;
 pub struct EngineSpec {
     /// The engine's name in the output and the record (one word).
     pub name: String,
+    /// Whether the name was given (`name=`) rather than taken from the
+    /// program.
+    pub named: bool,
     /// The program to run.
     pub program: String,
     /// Its arguments.
@@ -53,7 +56,9 @@ impl EngineSpec {
                 "cmd" => program = Some(value.to_string()),
                 "arg" => args.push(value.to_string()),
                 "name" if name.is_some() => return Err(bad("name= is given twice")),
-                "name" if value.contains(';') => return Err(bad("a name cannot contain ';'")),
+                "name" if value.contains(|c: char| c == ';' || c.is_whitespace()) => {
+                    return Err(bad("a name cannot contain ';' or spaces"));
+                }
                 "name" => name = Some(value.to_string()),
                 "proto" => {
                     dialect = Some(match value {
@@ -75,12 +80,11 @@ impl EngineSpec {
             }
         }
         let program = program.ok_or_else(|| bad("cmd= is missing"))?;
-        let name = match name {
-            Some(n) => n,
-            None => default_name(&program),
-        };
+        let named = name.is_some();
+        let name = name.unwrap_or_else(|| default_name(&program));
         Ok(EngineSpec {
             name,
+            named,
             program,
             args,
             options,
@@ -125,27 +129,28 @@ pub fn split_words(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// The file name of `program`, without its directory, as an engine name
-/// (`;` replaced, since records use it as a separator).
+/// (`;` and spaces replaced, since records use them as separators).
 fn default_name(program: &str) -> String {
     let file = program.rsplit('/').next().unwrap_or(program);
     let file = if file.is_empty() { "engine" } else { file };
-    file.replace(';', "_")
+    file.replace(|c: char| c == ';' || c.is_whitespace(), "_")
 }
 
-/// Gives two engines different names: when both took the same default name,
-/// `-1` and `-2` are appended; explicit equal names are an error.
-pub fn distinct_names(specs: &mut [EngineSpec; 2], explicit: [bool; 2]) -> Result<(), String> {
+/// Gives two engines different names: `-1` and `-2` are appended to equal
+/// names taken from the programs; equal names given with `name=` are an
+/// error.
+pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), String> {
     if specs[0].name != specs[1].name {
         return Ok(());
     }
-    if explicit[0] && explicit[1] {
+    if specs[0].named && specs[1].named {
         return Err(format!(
             "both engines are called '{}': give them different name= values",
             specs[0].name
         ));
     }
     for (i, spec) in specs.iter_mut().enumerate() {
-        if !explicit[i] {
+        if !spec.named {
             spec.name = format!("{}-{}", spec.name, i + 1);
         }
     }
@@ -392,6 +397,7 @@ mod tests {
             spec,
             EngineSpec {
                 name: "base".into(),
+                named: true,
                 program: "./target/release/ultimo".into(),
                 args: vec![],
                 options: vec![("Threads".into(), "1".into()), ("Hash".into(), "64".into())],
@@ -407,6 +413,9 @@ mod tests {
         assert_eq!(spec.program, "/my engines/ultimo");
         assert_eq!(spec.args, ["a b"]);
         assert_eq!(spec.name, "ultimo");
+        assert!(!spec.named);
+        let spec = EngineSpec::parse(r#"cmd="/my engines/my ultimo""#).unwrap();
+        assert_eq!(spec.name, "my_ultimo");
     }
 
     #[test]
@@ -426,7 +435,8 @@ mod tests {
             ("name=x", "cmd= is missing"),
             ("cmd=a cmd=b", "cmd= is given twice"),
             ("cmd=a name=x name=y", "name= is given twice"),
-            ("cmd=a name=x;y", "cannot contain ';'"),
+            ("cmd=a name=x;y", "cannot contain ';' or spaces"),
+            ("cmd=a \"name=x y\"", "cannot contain ';' or spaces"),
             ("cmd=a fake.py", "'fake.py' is not key=value"),
             ("cmd=", "'cmd=' has no value"),
             ("cmd=a proto=xboard", "proto must be ugi or uci"),
@@ -444,13 +454,13 @@ mod tests {
     fn names_are_made_distinct() {
         let spec = |cmd: &str| EngineSpec::parse(cmd).unwrap();
         let mut specs = [spec("cmd=bin/ultimo"), spec("cmd=other/ultimo")];
-        distinct_names(&mut specs, [false, false]).unwrap();
+        distinct_names(&mut specs).unwrap();
         assert_eq!([&specs[0].name, &specs[1].name], ["ultimo-1", "ultimo-2"]);
         let mut specs = [spec("cmd=a name=ultimo"), spec("cmd=ultimo")];
-        distinct_names(&mut specs, [true, false]).unwrap();
+        distinct_names(&mut specs).unwrap();
         assert_eq!([&specs[0].name, &specs[1].name], ["ultimo", "ultimo-2"]);
         let mut specs = [spec("cmd=a name=u"), spec("cmd=b name=u")];
-        assert!(distinct_names(&mut specs, [true, true]).is_err());
+        assert!(distinct_names(&mut specs).is_err());
     }
 
     #[cfg(unix)]
@@ -464,6 +474,7 @@ mod tests {
             quit) exit 0;; esac; done";
         let spec = EngineSpec {
             name: "fake".into(),
+            named: true,
             program: "sh".into(),
             args: vec!["-c".into(), script.into()],
             options: vec![("Threads".into(), "1".into())],
@@ -497,6 +508,7 @@ mod tests {
         let timeout = Duration::from_secs(5);
         let spec = |script: &str| EngineSpec {
             name: "fake".into(),
+            named: true,
             program: "sh".into(),
             args: vec!["-c".into(), script.into()],
             options: vec![("Threads".into(), "0".into())],

@@ -214,12 +214,7 @@ impl Plan {
                 ));
             }
         };
-        let explicit = [0, 1].map(|i| {
-            args.engines[i]
-                .split_whitespace()
-                .any(|w| w.starts_with("name="))
-        });
-        engine::distinct_names(&mut specs, explicit)?;
+        engine::distinct_names(&mut specs)?;
         let control = match (args.movetime, args.nodes, &args.tc) {
             (Some(0), _, _) => return Err("--movetime must be at least 1".to_string()),
             (_, Some(0), _) => return Err("--nodes must be at least 1".to_string()),
