@@ -2,7 +2,7 @@
 //! rules.
 
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::rules::{Move, Player, Position};
 use crate::tools::match_runner::clock::{GameClock, TimeControl};
@@ -61,6 +61,25 @@ fn normal_reason(pos: &Position) -> String {
     }
 }
 
+impl GameSetup {
+    /// The side engine `engine` (0 or 1) plays.
+    pub fn side_of(&self, engine: usize) -> Player {
+        if engine == self.x_engine {
+            Player::X
+        } else {
+            Player::O
+        }
+    }
+
+    /// The engine (0 or 1) that plays `side`.
+    pub fn engine_of(&self, side: Player) -> usize {
+        match side {
+            Player::X => self.x_engine,
+            Player::O => 1 - self.x_engine,
+        }
+    }
+}
+
 /// A fault: who committed it, of what kind, and the words for it.
 struct Fault {
     engine: usize,
@@ -68,19 +87,32 @@ struct Fault {
     reason: String,
 }
 
-impl Fault {
-    /// A fault from an engine error (`None` for an abort).
-    fn from_error(engine: usize, error: EngineError, what: &str) -> Option<Fault> {
+/// Why a game stopped before the rules ended it.
+enum Halt {
+    /// An engine committed a fault and loses.
+    Fault(Fault),
+    /// The match is being aborted; the game does not count.
+    Aborted,
+}
+
+impl Halt {
+    /// A fault of `kind` by `engine`.
+    fn fault(engine: usize, kind: Termination, reason: String) -> Halt {
+        Halt::Fault(Fault {
+            engine,
+            kind,
+            reason,
+        })
+    }
+
+    /// The halt for an engine error while doing `what`.
+    fn from_error(engine: usize, error: EngineError, what: &str) -> Halt {
         let kind = match error {
-            EngineError::Aborted => return None,
+            EngineError::Aborted => return Halt::Aborted,
             EngineError::Crashed(_) => Termination::Crash,
             EngineError::Timeout(_) => Termination::Timeout,
         };
-        Some(Fault {
-            engine,
-            kind,
-            reason: format!("{what}: {error}"),
-        })
+        Halt::fault(engine, kind, format!("{what}: {error}"))
     }
 }
 
@@ -95,33 +127,24 @@ pub fn play_game(
     setup: &GameSetup,
     abort: &AtomicBool,
 ) -> Option<GameRecord> {
-    let side_of = |engine: usize| {
-        if engine == setup.x_engine {
-            Player::X
-        } else {
-            Player::O
-        }
-    };
     let mut moves = Vec::new();
     let mut pos = setup.opening.position();
-    let result = match prepare(slots, specs, settings, abort) {
-        Err(fault) => Err(fault),
-        Ok(()) => play_moves(slots, settings, setup, &mut pos, &mut moves, abort),
-    };
+    let result = prepare(slots, specs, settings, abort)
+        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut moves, abort));
     let (outcome, termination, reason) = match result {
-        Ok(()) => match Outcome::from_status(pos.status()) {
-            Some(outcome) => (outcome, Termination::Normal, normal_reason(&pos)),
-            None => return None, // aborted
-        },
-        Err(None) => return None,
-        Err(Some(fault)) => {
-            slots[fault.engine] = None;
-            let side = side_of(fault.engine);
+        Ok(()) => {
+            let outcome = Outcome::from_status(pos.status())?;
+            (outcome, Termination::Normal, normal_reason(&pos))
+        }
+        Err(Halt::Aborted) => return None,
+        Err(Halt::Fault(fault)) => {
+            slots[fault.engine] = None; // kills the process
+            let side = setup.side_of(fault.engine);
             let reason = format!("{side} ({}) {}", specs[fault.engine].name, fault.reason);
             (Outcome::win_for(side.opponent()), fault.kind, reason)
         }
     };
-    let name = |side| specs[if side_of(0) == side { 0 } else { 1 }].name.clone();
+    let name = |side| specs[setup.engine_of(side)].name.clone();
     Some(GameRecord {
         game: setup.game,
         pair: setup.pair,
@@ -136,31 +159,32 @@ pub fn play_game(
 }
 
 /// Starts the engines that are not running and tells both a new game
-/// follows. `Err(None)` when aborted.
+/// follows.
 fn prepare(
     slots: &mut [Option<Engine>; 2],
     specs: &[EngineSpec; 2],
     settings: &GameSettings,
     abort: &AtomicBool,
-) -> Result<(), Option<Fault>> {
+) -> Result<(), Halt> {
     let timeout = settings.startup_timeout;
     for (i, slot) in slots.iter_mut().enumerate() {
         let engine = match slot {
             Some(engine) => engine,
             None => {
                 let engine = Engine::start(&specs[i], timeout, abort)
-                    .map_err(|e| Fault::from_error(i, e, "could not be started"))?;
+                    .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
                 slot.insert(engine)
             }
         };
         engine
             .new_game(timeout, abort)
-            .map_err(|e| Fault::from_error(i, e, "was not ready for a new game"))?;
+            .map_err(|e| Halt::from_error(i, e, "was not ready for a new game"))?;
     }
     Ok(())
 }
 
-/// Plays moves until the game is over. `Err(None)` when aborted.
+/// Plays moves until the game is over: sends the position and `go` to the
+/// side to move, times its answer, and referees its move.
 fn play_moves(
     slots: &mut [Option<Engine>; 2],
     settings: &GameSettings,
@@ -168,51 +192,42 @@ fn play_moves(
     pos: &mut Position,
     moves: &mut Vec<Move>,
     abort: &AtomicBool,
-) -> Result<(), Option<Fault>> {
+) -> Result<(), Halt> {
     let mut clock = GameClock::new(settings.control, settings.margin, settings.move_timeout);
     while !pos.is_over() {
         let side = pos.side_to_move();
-        let index = if side == Player::X {
-            setup.x_engine
-        } else {
-            1 - setup.x_engine
-        };
+        let index = setup.engine_of(side);
         let Some(engine) = slots[index].as_mut() else {
-            return Err(None);
+            return Err(Halt::Aborted); // prepare started both engines
         };
-        let fault = |e| Fault::from_error(index, e, "failed to move");
+        let crashed = |e| Halt::from_error(index, e, "failed to move");
         engine
             .send(&setup.opening.position_command(moves))
-            .map_err(fault)?;
-        let go = clock.go_command(engine.dialect);
-        engine.send(&go).map_err(fault)?;
-        let sent = std::time::Instant::now();
+            .map_err(crashed)?;
+        engine
+            .send(&clock.go_command(engine.dialect))
+            .map_err(crashed)?;
+        let sent = Instant::now();
         let limit = clock.limit(side);
         let (arrived, line) = engine
             .wait_for(limit, abort, |l| l.starts_with("bestmove"))
             .map_err(|e| match e {
-                EngineError::Timeout(_) => Some(Fault {
-                    engine: index,
-                    kind: Termination::Timeout,
-                    reason: format!("lost on time: no move within {} ms", limit.as_millis()),
-                }),
-                e => fault(e),
+                EngineError::Timeout(_) => {
+                    let why = format!("lost on time: no move within {} ms", limit.as_millis());
+                    Halt::fault(index, Termination::Timeout, why)
+                }
+                e => crashed(e),
             })?;
         let took = arrived.saturating_duration_since(sent);
         clock.charge(side, took).map_err(|loss| {
-            Some(Fault {
-                engine: index,
-                kind: Termination::Timeout,
-                reason: format!("lost on time ({loss})"),
-            })
+            Halt::fault(
+                index,
+                Termination::Timeout,
+                format!("lost on time ({loss})"),
+            )
         })?;
-        let mv = referee(pos, &line).map_err(|reason| {
-            Some(Fault {
-                engine: index,
-                kind: Termination::Illegal,
-                reason,
-            })
-        })?;
+        let mv = referee(pos, &line)
+            .map_err(|reason| Halt::fault(index, Termination::Illegal, reason))?;
         moves.push(mv);
     }
     Ok(())
@@ -249,6 +264,22 @@ mod tests {
         );
         assert_eq!(pos.ply(), 1);
         assert_eq!(referee(&mut pos, "bestmove  e4"), Ok("e4".parse().unwrap()));
+    }
+
+    #[test]
+    fn sides_and_engines() {
+        let setup = |x_engine| GameSetup {
+            game: 1,
+            pair: 1,
+            opening: Opening::Moves(vec![]),
+            x_engine,
+        };
+        assert_eq!(setup(0).side_of(0), Player::X);
+        assert_eq!(setup(0).side_of(1), Player::O);
+        assert_eq!(setup(1).side_of(0), Player::O);
+        assert_eq!(setup(1).engine_of(Player::X), 1);
+        assert_eq!(setup(1).engine_of(Player::O), 0);
+        assert_eq!(setup(0).engine_of(Player::O), 1);
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "N")]
     pub random_plies: Option<u32>,
     /// Seed of --random-plies (default: from the clock, printed at the start)
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", requires = "random_plies")]
     pub seed: Option<u64>,
     /// Time per move in milliseconds (`go movetime`)
     #[arg(long, value_name = "MS", group = "limit")]
