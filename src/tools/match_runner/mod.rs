@@ -363,9 +363,10 @@ impl Progress {
         let _ = writeln!(err, "{text}");
     }
 
-    /// A finished game: a line when piped, the status line on a terminal
-    /// (faults get a line of their own there).
-    fn game(&mut self, text: &str, status: &str, fault: bool) {
+    /// A finished game (`text`) and the score so far (`status`): one line
+    /// when piped; on a terminal the status line, `played/total` first,
+    /// with faults on a line of their own above it.
+    fn game(&mut self, text: &str, status: &str, fault: bool, played: u64, total: u64) {
         if !self.terminal {
             self.line(&format!("{text}; {status}"));
             return;
@@ -373,7 +374,10 @@ impl Progress {
         if fault {
             self.line(text);
         }
-        let _ = write!(io::stderr().lock(), "\r\x1b[K{status}");
+        let _ = write!(
+            io::stderr().lock(),
+            "\r\x1b[K{played}/{total} games: {status}"
+        );
         self.status_shown = true;
     }
 
@@ -475,7 +479,9 @@ impl Referee<'_> {
         }
         let fault = game.termination != record::Termination::Normal;
         let text = game_text(&game, self.plan.games);
-        self.progress.game(&text, &self.tally.progress(), fault);
+        let (played, total) = (self.tally.games(), self.plan.games);
+        self.progress
+            .game(&text, &self.tally.progress(), fault, played, total);
         if let Some(sprt) = &self.plan.sprt
             && sprt.state(&self.tally.penta).decision() != SprtDecision::Continue
         {
