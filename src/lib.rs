@@ -7,6 +7,7 @@
 
 pub mod game;
 pub mod notation;
+pub mod protocol;
 pub mod rules;
 pub mod search;
 pub mod tools;

@@ -261,6 +261,8 @@ struct Share {
     /// The thread's iteration budget, if any.
     quota: Option<u64>,
     iterations: AtomicU64,
+    /// The proof of the thread's root (proofs hold in every tree).
+    root_proof: AtomicU8,
     depth_sum: AtomicU64,
     max_depth: AtomicU32,
     hashfull: AtomicU32,
@@ -275,6 +277,7 @@ impl Share {
         Share {
             quota,
             iterations: AtomicU64::new(0),
+            root_proof: AtomicU8::new(UNKNOWN),
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
             hashfull: AtomicU32::new(0),
@@ -286,6 +289,7 @@ impl Share {
     fn publish<G: Game>(&self, tree: &Tree<G>) {
         let r = Ordering::Relaxed;
         self.iterations.store(tree.iterations, r);
+        self.root_proof.store(tree.root().proof, r);
         self.depth_sum.store(tree.depth_sum, r);
         self.max_depth.store(tree.max_depth, r);
         self.hashfull.store(hashfull(tree), r);
@@ -436,20 +440,35 @@ impl<G: Game> Searcher<G> {
             } else {
                 None
             };
-            self.trees.clear();
             let bytes = options.hash_mb as f64 * 1024.0 * 1024.0;
             let capacity = (bytes / bytes_per_node::<G::Move>() / options.threads as f64) as usize;
-            for i in 0..options.threads {
-                self.trees.push(Tree::new(
-                    capacity,
-                    root,
-                    options.seed.wrapping_add(i as u64),
-                ));
+            // Free the old trees first, so that old and new never coexist.
+            self.trees.clear();
+            self.trees.shrink_to_fit();
+            match Self::build_trees(&options, capacity, root) {
+                Ok(trees) => self.trees = trees,
+                Err(e) => {
+                    // Go back to the previous size, which fitted before.
+                    let old = self.options.clone();
+                    if !(old.threads == 0 || old.hash_mb == 0) {
+                        let bytes = old.hash_mb as f64 * 1024.0 * 1024.0;
+                        let cap =
+                            (bytes / bytes_per_node::<G::Move>() / old.threads as f64) as usize;
+                        self.trees = Self::build_trees(&old, cap, root)?;
+                    }
+                    return Err(e);
+                }
             }
             self.pool = pool;
         }
         self.options = options;
         Ok(())
+    }
+
+    fn build_trees(options: &Options, capacity: usize, root: G) -> Result<Vec<Tree<G>>, String> {
+        (0..options.threads)
+            .map(|i| Tree::new(capacity, root, options.seed.wrapping_add(i as u64)))
+            .collect()
     }
 
     /// Forgets all trees (a new game).
@@ -707,8 +726,9 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// With node quotas, whether every other thread has spent its own.
     fn others_finished(&self) -> bool {
         self.shares.iter().all(|s| {
-            s.quota
-                .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
+            s.root_proof.load(Ordering::Relaxed) != UNKNOWN
+                || s.quota
+                    .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
         })
     }
 

@@ -479,3 +479,24 @@ fn info_is_reported_during_long_searches() {
     assert!(infos.len() >= 2, "{infos:?}");
     assert!(infos.windows(2).all(|w| w[0] < w[1]));
 }
+
+/// With several threads, a root proven in one tree ends the search even
+/// when the others have budget left.
+#[test]
+fn threads_finish_when_one_tree_proves_the_root() {
+    for fen in [
+        // The side to move loses whatever it does.
+        "2x2oxx1/xoxoo2x1/2oo2o2/1xoxxo3/o1oxo1xxo/xoxoxooox/o3x1ox1/xxx1o1oxo/2x2xo2 x 25 d4",
+        // The side to move wins by force.
+        "1x1xxoxxo/1xo1oo1x1/xo1oo2x1/1oooox1xo/3ox1xx1/1ox1oo2x/3ox1o2/1o1x1oxxx/1xoxxo1o1 x 25 e4",
+    ] {
+        let pos: Position = fen.parse().unwrap();
+        for threads in [2, 3] {
+            let start = Instant::now();
+            let report = run(&mut searcher(threads, 32, 0), &pos, &nodes(2_000_000));
+            assert!(report.lines[0].proven.is_some(), "{fen}");
+            assert!(report.nodes < 2_000_000);
+            assert!(start.elapsed() < Duration::from_secs(20));
+        }
+    }
+}

@@ -106,15 +106,25 @@ pub(crate) struct Tree<G: Game> {
 impl<G: Game> Tree<G> {
     /// A tree holding at most `capacity` nodes (at least room for the root
     /// and its children).
-    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Self {
+    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, String> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
+        let mut nodes = Vec::new();
+        let mut live = Vec::new();
+        let mut prefix = Vec::new();
+        let failed = |_| {
+            let mib = capacity as f64 * bytes_per_node::<G::Move>() / (1024.0 * 1024.0);
+            format!("cannot allocate a search tree of {mib:.0} MiB")
+        };
+        nodes.try_reserve_exact(capacity).map_err(failed)?;
+        live.try_reserve_exact(words).map_err(failed)?;
+        prefix.try_reserve_exact(words).map_err(failed)?;
         let mut tree = Tree {
-            nodes: Vec::with_capacity(capacity),
+            nodes,
             capacity,
             root_pos,
-            live: Vec::with_capacity(words),
-            prefix: Vec::with_capacity(words),
+            live,
+            prefix,
             path: Vec::with_capacity(G::MAX_PLIES + 2),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             root_wdl: Vec::with_capacity(G::MAX_MOVES),
@@ -125,7 +135,7 @@ impl<G: Game> Tree<G> {
             full: false,
         };
         tree.reset(root_pos);
-        tree
+        Ok(tree)
     }
 
     /// Forgets everything and starts over at `root_pos`.
@@ -639,34 +649,40 @@ static INV_SQRT: [f32; 4096] = {
     t
 };
 
+/// The natural logarithm by plain arithmetic (the atanh series on the
+/// mantissa), so that the search computes bit-identical values on every
+/// platform: `f32::ln` comes from the system's libm. Accurate to about
+/// 1e-12 for the `x >= 1` it is used on.
+const fn ln(x: f64) -> f64 {
+    // x = m * 2^k with m in [1, 2), read off the float's bits.
+    let bits = x.to_bits();
+    let k = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
+    // m in [1, 2): ln m = 2 atanh(z) with z = (m - 1) / (m + 1) < 1/3,
+    // atanh(z) = z (1 + z^2/3 + z^4/5 + ...), by Horner's rule.
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let mut poly = 1.0 / 23.0;
+    let mut i = 21.0;
+    while i > 0.0 {
+        poly = poly * z2 + 1.0 / i;
+        i -= 2.0;
+    }
+    let sum = z * poly;
+    2.0 * sum + k as f64 * std::f64::consts::LN_2
+}
+
 /// Table of `sqrt(ln n)` for small `n` (0 for `n` = 0 and 1).
 static SQRT_LN: [f32; 4096] = {
     let mut t = [0f32; 4096];
     let mut n = 2;
     while n < 4096 {
-        // const fn has no ln or sqrt: ln by the series of atanh, sqrt by
-        // Newton's method.
-        let x = n as f64;
-        let mut k = 0.0;
-        let mut m = x;
-        while m > 2.0 {
-            m /= 2.0;
-            k += 1.0;
-        }
-        let z = (m - 1.0) / (m + 1.0);
-        let mut term = z;
-        let mut sum = 0.0;
-        let mut i = 1.0;
-        while i < 60.0 {
-            sum += term / i;
-            term *= z * z;
-            i += 2.0;
-        }
-        let ln = 2.0 * sum + k * std::f64::consts::LN_2;
-        let mut r = if ln > 1.0 { ln } else { 1.0 };
+        // const fn has no sqrt: Newton's method.
+        let l = ln(n as f64);
+        let mut r = if l > 1.0 { l } else { 1.0 };
         let mut j = 0;
         while j < 30 {
-            r = 0.5 * (r + ln / r);
+            r = 0.5 * (r + l / r);
             j += 1;
         }
         t[n] = r as f32;
@@ -680,7 +696,7 @@ static SQRT_LN: [f32; 4096] = {
 fn sqrt_ln(n: u32) -> f32 {
     match SQRT_LN.get(n as usize) {
         Some(&v) => v,
-        None => (n as f32).ln().sqrt(),
+        None => ln(n as f64).sqrt() as f32,
     }
 }
 
@@ -738,7 +754,7 @@ mod tests {
     #[test]
     fn visits_add_up() {
         let p = params();
-        let mut tree = Tree::new(100_000, Position::startpos(), 1);
+        let mut tree = Tree::new(100_000, Position::startpos(), 1).unwrap();
         tree.begin_search(&p, &[]);
         for _ in 0..5_000 {
             tree.iterate(&p);
@@ -761,7 +777,7 @@ mod tests {
     #[test]
     fn compaction_keeps_the_subtree() {
         let p = params();
-        let mut tree = Tree::new(1_000_000, Position::startpos(), 2);
+        let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
         tree.begin_search(&p, &[]);
         for _ in 0..20_000 {
             tree.iterate(&p);

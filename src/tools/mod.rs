@@ -1,5 +1,7 @@
 //! The subcommands for people: perft, bench, analyze, play and match.
 
+pub mod bench;
+pub mod board;
 pub mod match_runner;
 pub mod perft;
 pub mod stats;

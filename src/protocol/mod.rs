@@ -1,0 +1,482 @@
+//! The engine's line protocol on stdin/stdout (UCI/UGI conventions); see
+//! `protocol.md` for the full specification.
+//!
+//! Input is read on its own thread and handed over a channel, so that
+//! `stop`, `isready` and `quit` are served while a search runs on another
+//! thread. A search owns the [`Searcher`] while it runs and hands it back
+//! when it ends. Every line that cannot be carried out gets one
+//! `info string error: ...` line and changes nothing.
+
+pub mod command;
+pub mod options;
+
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use command::{Command, CommandError, Go, Query};
+use options::EngineOptions;
+
+use crate::rules::{Move, Player, Position, Status};
+use crate::search::{Clock, Control, Limits, Line, Proven, Report, Searcher};
+use crate::tools::board::{self, Style};
+
+/// The engine's name and version, as `id name` reports it.
+pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
+/// The `id author` line's text.
+pub const ENGINE_AUTHOR: &str = "The Ultimo developers";
+
+/// Where answers go: whole lines, flushed at once, from any thread.
+#[derive(Clone)]
+pub struct Output {
+    inner: Arc<Mutex<Box<dyn Write + Send>>>,
+}
+
+impl Output {
+    /// Lines to `w`.
+    pub fn new(w: impl Write + Send + 'static) -> Output {
+        Output {
+            inner: Arc::new(Mutex::new(Box::new(w))),
+        }
+    }
+
+    /// Writes one line (a reader that is gone is ignored).
+    pub fn line(&self, text: &str) {
+        let mut w = match self.inner.lock() {
+            Ok(w) => w,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let _ = writeln!(w, "{text}").and_then(|_| w.flush());
+    }
+
+    /// Writes an error line.
+    pub fn error(&self, text: &str) {
+        self.line(&format!("info string error: {text}"));
+    }
+}
+
+/// Reads lines on a thread of its own; `None` at end of input. Bytes that
+/// are not UTF-8 are replaced, so such a line gets an error, not a hang-up.
+pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<String>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut input = input;
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.send(None);
+                    return;
+                }
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if tx.send(Some(line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Runs the protocol on stdin and stdout until `quit` or end of input.
+pub fn run_stdio() -> Result<(), String> {
+    let rx = spawn_reader(io::BufReader::new(io::stdin()));
+    let mut engine = Engine::new(Output::new(io::stdout()))?;
+    engine.run(rx);
+    Ok(())
+}
+
+/// A search running on its own thread.
+struct Running {
+    control: Arc<Control>,
+    /// Set by the search thread just before it writes `bestmove`.
+    finished: Arc<AtomicBool>,
+    handle: JoinHandle<Searcher<Position>>,
+}
+
+/// The engine's state between lines.
+pub struct Engine {
+    out: Output,
+    pos: Position,
+    options: EngineOptions,
+    /// The searcher, while no search holds it.
+    searcher: Option<Searcher<Position>>,
+    running: Option<Running>,
+}
+
+impl Engine {
+    /// An engine at the start position with default options.
+    pub fn new(out: Output) -> Result<Engine, String> {
+        let options = EngineOptions::default();
+        let searcher = Searcher::new(options.search.clone(), Position::startpos())?;
+        Ok(Engine {
+            out,
+            pos: Position::startpos(),
+            options,
+            searcher: Some(searcher),
+            running: None,
+        })
+    }
+
+    /// Handles lines until `quit` or end of input.
+    pub fn run(&mut self, rx: Receiver<Option<String>>) {
+        while let Ok(Some(line)) = rx.recv() {
+            if !self.handle_line(&line) {
+                break;
+            }
+        }
+        self.quit();
+    }
+
+    /// Handles one line; `false` when the engine should exit.
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        self.reap_finished();
+        let parsed = command::parse(line, &self.pos);
+        match parsed {
+            Ok(None) => true,
+            Ok(Some(Command::Quit)) => false,
+            Ok(Some(cmd)) => {
+                if let Err(e) = self.execute(cmd) {
+                    self.out.error(&e);
+                }
+                true
+            }
+            Err(e) => {
+                self.out.error(&e.to_string());
+                true
+            }
+        }
+    }
+
+    /// Stops any search and waits for it (it still writes its `bestmove`,
+    /// so that every `go` gets one).
+    fn quit(&mut self) {
+        if let Some(r) = &self.running {
+            r.control.stop();
+        }
+        self.join();
+    }
+
+    /// Takes the searcher back from a search that has written `bestmove`.
+    fn reap_finished(&mut self) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.finished.load(Ordering::SeqCst))
+        {
+            self.join();
+        }
+    }
+
+    fn join(&mut self) {
+        if let Some(r) = self.running.take() {
+            match r.handle.join() {
+                Ok(searcher) => self.searcher = Some(searcher),
+                Err(_) => {
+                    // The search thread panicked; start over with a fresh
+                    // searcher so that the engine keeps working.
+                    self.out
+                        .error("internal error: the search failed; search trees reset");
+                    self.searcher = Searcher::new(self.options.search.clone(), self.pos).ok();
+                }
+            }
+        }
+    }
+
+    /// The searcher for a command that needs it: waits for a search that
+    /// was told to stop; refuses while one is still running.
+    fn idle_searcher(&mut self, what: &str) -> Result<&mut Searcher<Position>, String> {
+        if let Some(r) = &self.running {
+            if r.control.is_stopped() {
+                self.join();
+            } else {
+                return Err(format!(
+                    "{what} is not allowed during a search; send stop first"
+                ));
+            }
+        }
+        self.searcher
+            .as_mut()
+            .ok_or_else(|| "no search trees (an earlier allocation failed); set Hash lower".into())
+    }
+
+    fn execute(&mut self, cmd: Command) -> Result<(), String> {
+        match cmd {
+            Command::Hello { ugi } => {
+                self.out.line(&format!("id name {ENGINE_NAME}"));
+                self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+                for line in options::describe() {
+                    self.out.line(&line);
+                }
+                self.out.line(if ugi { "ugiok" } else { "uciok" });
+            }
+            Command::IsReady => self.out.line("readyok"),
+            Command::SetOption { name, value } => {
+                let mut new = self.options.clone();
+                let action = new.set(&name, value.as_deref())?;
+                let pos = self.pos;
+                let searcher = self.idle_searcher("setoption")?;
+                if action == options::Action::ClearHash {
+                    searcher.clear(pos);
+                }
+                searcher.set_options(new.search.clone(), pos)?;
+                self.options = new;
+            }
+            Command::NewGame => {
+                let pos = self.pos;
+                self.idle_searcher("ucinewgame")?.clear(pos);
+            }
+            Command::Position(pos) => {
+                self.idle_searcher("position")?;
+                self.pos = pos;
+            }
+            Command::Go(go) => self.go(go)?,
+            Command::Stop => {
+                if let Some(r) = &self.running {
+                    r.control.stop();
+                }
+            }
+            Command::PonderHit => match &self.running {
+                Some(r) if r.control.is_pondering() => r.control.ponderhit(),
+                _ => return Err("ponderhit: no ponder search is running".into()),
+            },
+            Command::Quit => {}
+            Command::Query(q) => self.out.line(&query(&self.pos, q)),
+            Command::Display => {
+                for line in board::diagram(&self.pos, Style::default()).lines() {
+                    self.out.line(line);
+                }
+                for line in board::summary(&self.pos).lines() {
+                    self.out.line(line);
+                }
+            }
+            Command::Moves => {
+                let mut moves: Vec<String> = self
+                    .pos
+                    .legal_moves()
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect();
+                moves.sort();
+                self.out
+                    .line(format!("moves {}", moves.join(" ")).trim_end());
+            }
+            Command::Perft(depth) => {
+                self.idle_searcher("perft")?;
+                let mut buf = Vec::new();
+                crate::tools::perft::run(&self.pos, depth, true, &mut buf)
+                    .map_err(|e| e.to_string())?;
+                for line in String::from_utf8_lossy(&buf).lines() {
+                    self.out.line(line);
+                }
+            }
+            Command::Help => self.out.line(
+                "commands: uci ugi isready setoption ucinewgame uginewgame position go stop \
+                 ponderhit query quit d moves perft help (see protocol.md)",
+            ),
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, go: Go) -> Result<(), String> {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| !r.control.is_stopped())
+        {
+            return Err("go: a search is already running".into());
+        }
+        if go.ponder && !self.options.ponder {
+            return Err("go ponder: set the Ponder option to true first".into());
+        }
+        let pos = self.pos;
+        self.idle_searcher("go")?;
+        let mut searcher = self.searcher.take().ok_or("no search trees")?;
+        let side = pos.side_to_move().index();
+        let clock = go.time[side].map(|time| Clock {
+            time,
+            inc: go.inc[side].unwrap_or_default(),
+            movestogo: go.movestogo,
+        });
+        let limits = Limits {
+            nodes: go.nodes,
+            movetime: go.movetime,
+            clock,
+            depth: go.depth,
+            infinite: go.infinite,
+        };
+        let control = Arc::new(Control::new());
+        control.reset(go.ponder);
+        let finished = Arc::new(AtomicBool::new(false));
+        let out = self.out.clone();
+        let format = InfoFormat {
+            multipv: self.options.multipv,
+            show_wdl: self.options.show_wdl,
+        };
+        let ponder_option = self.options.ponder;
+        let searchmoves = go.searchmoves;
+        let (c, f) = (Arc::clone(&control), Arc::clone(&finished));
+        let handle = std::thread::Builder::new()
+            .name("ultimo-search".into())
+            .spawn(move || {
+                let report = searcher.search(&pos, &limits, &searchmoves, &c, &mut |r| {
+                    for line in format.lines(r) {
+                        out.line(&line);
+                    }
+                });
+                let report_lines = format.lines(&report);
+                for line in report_lines {
+                    out.line(&line);
+                }
+                let best = match report.best_move() {
+                    Some(m) => match (ponder_option, report.ponder_move()) {
+                        (true, Some(p)) => format!("bestmove {m} ponder {p}"),
+                        _ => format!("bestmove {m}"),
+                    },
+                    None => "bestmove 0000".to_string(),
+                };
+                f.store(true, Ordering::SeqCst);
+                out.line(&best);
+                searcher
+            })
+            .map_err(|e| format!("go: cannot start the search thread: {e}"))?;
+        self.running = Some(Running {
+            control,
+            finished,
+            handle,
+        });
+        Ok(())
+    }
+}
+
+/// The answer to a UGI query.
+fn query(pos: &Position, q: Query) -> String {
+    let answer = match q {
+        Query::P1Turn => (pos.side_to_move() == Player::X).to_string(),
+        Query::GameOver => pos.is_over().to_string(),
+        Query::Result => match pos.status() {
+            Status::Ongoing => "none".into(),
+            Status::Won(Player::X) => "p1win".into(),
+            Status::Won(Player::O) => "p2win".into(),
+            Status::Drawn => "draw".into(),
+        },
+    };
+    format!("response {answer}")
+}
+
+/// How `info` lines are written.
+#[derive(Copy, Clone)]
+struct InfoFormat {
+    multipv: usize,
+    show_wdl: bool,
+}
+
+impl InfoFormat {
+    /// One `info` line per reported move (at most `multipv`).
+    fn lines(&self, report: &Report<Move>) -> Vec<String> {
+        report
+            .lines
+            .iter()
+            .take(self.multipv)
+            .enumerate()
+            .map(|(i, line)| self.line(report, i + 1, line))
+            .collect()
+    }
+
+    fn line(&self, report: &Report<Move>, rank: usize, line: &Line<Move>) -> String {
+        let mut s = format!(
+            "info depth {} seldepth {} multipv {rank} score {}",
+            report.depth,
+            report.seldepth,
+            score(line)
+        );
+        if self.show_wdl {
+            let [w, d, l] = line.wdl;
+            s.push_str(&format!(" wdl {w} {d} {l}"));
+        }
+        s.push_str(&format!(
+            " nodes {} nps {} hashfull {} time {} pv",
+            report.nodes,
+            report.nps(),
+            report.hashfull,
+            report.elapsed.as_millis()
+        ));
+        for m in &line.pv {
+            s.push_str(&format!(" {m}"));
+        }
+        s
+    }
+}
+
+/// `cp <n>` from the expected score, or `mate <n>` for a proven result.
+pub fn score(line: &Line<Move>) -> String {
+    match line.proven {
+        Some(Proven::Win(_)) => format!("mate {}", line.proven.map_or(0, |p| p.moves())),
+        Some(Proven::Loss(_)) => format!("mate -{}", line.proven.map_or(0, |p| p.moves())),
+        Some(Proven::Draw(_)) => "cp 0".into(),
+        None => format!("cp {}", centipawns(line.q)),
+    }
+}
+
+/// `round(400 * log10(q / (1 - q)))`, clamped to -2000..2000.
+pub fn centipawns(q: f64) -> i32 {
+    let q = q.clamp(1e-6, 1.0 - 1e-6);
+    (400.0 * (q / (1.0 - q)).log10())
+        .round()
+        .clamp(-2000.0, 2000.0) as i32
+}
+
+impl From<CommandError> for String {
+    fn from(e: CommandError) -> String {
+        e.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centipawn_formula() {
+        assert_eq!(centipawns(0.5), 0);
+        assert_eq!(centipawns(0.75), 191);
+        assert_eq!(centipawns(0.25), -191);
+        assert_eq!(centipawns(1.0), 2000);
+        assert_eq!(centipawns(0.0), -2000);
+    }
+
+    #[test]
+    fn queries() {
+        let pos = Position::startpos();
+        assert_eq!(query(&pos, Query::P1Turn), "response true");
+        assert_eq!(query(&pos, Query::GameOver), "response false");
+        assert_eq!(query(&pos, Query::Result), "response none");
+        let won: Position = "xxxxxxxxx/o1o1o1o1o/1o1o1o3/9/9/9/9/9/9 o 9 c9"
+            .parse()
+            .unwrap();
+        assert_eq!(query(&won, Query::Result), "response p1win");
+        assert_eq!(query(&won, Query::GameOver), "response true");
+    }
+
+    #[test]
+    fn mate_scores_count_own_moves() {
+        let line = |proven| Line {
+            mv: Move::default(),
+            visits: 1,
+            q: 1.0,
+            wdl: [1000, 0, 0],
+            proven: Some(proven),
+            pv: vec![],
+        };
+        assert_eq!(score(&line(Proven::Win(1))), "mate 1");
+        assert_eq!(score(&line(Proven::Win(3))), "mate 2");
+        assert_eq!(score(&line(Proven::Loss(2))), "mate -1");
+        assert_eq!(score(&line(Proven::Loss(4))), "mate -2");
+        assert_eq!(score(&line(Proven::Draw(5))), "cp 0");
+    }
+}

@@ -1,0 +1,294 @@
+//! The engine's options: their declarations for `uci`/`ugi`, and
+//! `setoption` with range checks.
+
+use std::time::Duration;
+
+use crate::search::{Options as SearchOptions, Params, Playout};
+
+/// Everything `setoption` can change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// The search's own options.
+    pub search: SearchOptions,
+    /// Moves reported per `info` round.
+    pub multipv: usize,
+    /// Whether `go ponder` is allowed and `bestmove` names a ponder move.
+    pub ponder: bool,
+    /// Whether `info` lines carry `wdl`.
+    pub show_wdl: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            search: SearchOptions::default(),
+            multipv: 1,
+            ponder: false,
+            show_wdl: true,
+        }
+    }
+}
+
+/// What a `setoption` asks for besides new values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing more.
+    None,
+    /// Forget the search trees.
+    ClearHash,
+}
+
+enum Kind {
+    Spin { min: i64, max: i64 },
+    Check,
+    Combo(&'static [&'static str]),
+    Button,
+}
+
+struct Spec {
+    name: &'static str,
+    kind: Kind,
+    default: &'static str,
+}
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "Threads",
+        kind: Kind::Spin { min: 1, max: 256 },
+        default: "1",
+    },
+    Spec {
+        name: "Hash",
+        kind: Kind::Spin { min: 1, max: 65536 },
+        default: "256",
+    },
+    Spec {
+        name: "MultiPV",
+        kind: Kind::Spin { min: 1, max: 81 },
+        default: "1",
+    },
+    Spec {
+        name: "Ponder",
+        kind: Kind::Check,
+        default: "false",
+    },
+    Spec {
+        name: "MoveOverhead",
+        kind: Kind::Spin { min: 0, max: 10000 },
+        default: "10",
+    },
+    Spec {
+        name: "Seed",
+        kind: Kind::Spin {
+            min: 0,
+            max: 2147483647,
+        },
+        default: "0",
+    },
+    Spec {
+        name: "UCI_ShowWDL",
+        kind: Kind::Check,
+        default: "true",
+    },
+    Spec {
+        name: "Exploration",
+        kind: Kind::Spin { min: 1, max: 1000 },
+        default: "50",
+    },
+    Spec {
+        name: "FPU",
+        kind: Kind::Spin { min: 0, max: 1000 },
+        default: "110",
+    },
+    Spec {
+        name: "ExpandVisits",
+        kind: Kind::Spin { min: 1, max: 1000 },
+        default: "2",
+    },
+    Spec {
+        name: "Playout",
+        kind: Kind::Combo(&["uniform", "winning"]),
+        default: "winning",
+    },
+    Spec {
+        name: "Solver",
+        kind: Kind::Check,
+        default: "true",
+    },
+    Spec {
+        name: "Clear Hash",
+        kind: Kind::Button,
+        default: "",
+    },
+];
+
+/// The `option name ...` lines of `uci`/`ugi`.
+pub fn describe() -> Vec<String> {
+    SPECS
+        .iter()
+        .map(|s| match &s.kind {
+            Kind::Spin { min, max } => format!(
+                "option name {} type spin default {} min {min} max {max}",
+                s.name, s.default
+            ),
+            Kind::Check => format!("option name {} type check default {}", s.name, s.default),
+            Kind::Combo(vars) => {
+                let vars: Vec<String> = vars.iter().map(|v| format!("var {v}")).collect();
+                format!(
+                    "option name {} type combo default {} {}",
+                    s.name,
+                    s.default,
+                    vars.join(" ")
+                )
+            }
+            Kind::Button => format!("option name {} type button", s.name),
+        })
+        .collect()
+}
+
+/// A spin option's value, checked.
+fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+    match value.parse::<i64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        Ok(v) => Err(format!(
+            "option {name} must be between {min} and {max}, got {v}"
+        )),
+        Err(_) => Err(format!(
+            "option {name} needs a whole number between {min} and {max}, got '{value}'"
+        )),
+    }
+}
+
+impl EngineOptions {
+    /// Applies `setoption name <name> value <value>`; on error nothing
+    /// changes.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Action, String> {
+        let spec = SPECS
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("unknown option '{name}' (the uci command lists them)"))?;
+        let name = spec.name;
+        if let Kind::Button = spec.kind {
+            if value.is_some() {
+                return Err(format!("option {name} is a button and takes no value"));
+            }
+            return Ok(Action::ClearHash);
+        }
+        let value = value.ok_or_else(|| format!("option {name} needs a value"))?;
+        let mut new = self.clone();
+        match &spec.kind {
+            Kind::Spin { min, max } => {
+                let v = spin(name, value, *min, *max)?;
+                let p: &mut Params = &mut new.search.params;
+                match name {
+                    "Threads" => new.search.threads = v as usize,
+                    "Hash" => new.search.hash_mb = v as usize,
+                    "MultiPV" => new.multipv = v as usize,
+                    "MoveOverhead" => new.search.move_overhead = Duration::from_millis(v as u64),
+                    "Seed" => new.search.seed = v as u64,
+                    "Exploration" => p.exploration = v as f32 / 100.0,
+                    "FPU" => p.fpu = v as f32 / 100.0,
+                    "ExpandVisits" => p.expand_visits = v as u32,
+                    _ => unreachable!("every spin option is handled"),
+                }
+            }
+            Kind::Check => {
+                let v = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(format!(
+                            "option {name} must be true or false, got '{value}'"
+                        ));
+                    }
+                };
+                match name {
+                    "Ponder" => new.ponder = v,
+                    "UCI_ShowWDL" => new.show_wdl = v,
+                    "Solver" => new.search.params.solver = v,
+                    _ => unreachable!("every check option is handled"),
+                }
+            }
+            Kind::Combo(vars) => {
+                let v = vars
+                    .iter()
+                    .find(|v| v.eq_ignore_ascii_case(value))
+                    .ok_or_else(|| {
+                        format!(
+                            "option {name} must be one of {}, got '{value}'",
+                            vars.join(", ")
+                        )
+                    })?;
+                new.search.params.playout = match *v {
+                    "uniform" => Playout::Uniform,
+                    _ => Playout::Winning,
+                };
+            }
+            Kind::Button => {}
+        }
+        *self = new;
+        Ok(Action::None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_declarations() {
+        let d = EngineOptions::default();
+        let mut o = EngineOptions::default();
+        for s in SPECS {
+            if !matches!(s.kind, Kind::Button) {
+                o.set(s.name, Some(s.default)).unwrap();
+            }
+        }
+        assert_eq!(o, d);
+        assert_eq!(describe().len(), SPECS.len());
+        assert!(describe()[0].starts_with("option name Threads type spin default 1 min 1 max 256"));
+    }
+
+    #[test]
+    fn values_are_checked() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.set("threads", Some("4")), Ok(Action::None));
+        assert_eq!(o.search.threads, 4);
+        assert_eq!(
+            o.set("Threads", Some("0")).unwrap_err(),
+            "option Threads must be between 1 and 256, got 0"
+        );
+        assert!(
+            o.set("Hash", Some("lots"))
+                .unwrap_err()
+                .contains("whole number")
+        );
+        assert!(
+            o.set("Ponder", Some("yes"))
+                .unwrap_err()
+                .contains("true or false")
+        );
+        assert!(
+            o.set("Playout", Some("smart"))
+                .unwrap_err()
+                .contains("one of uniform, winning")
+        );
+        assert!(
+            o.set("Colour", Some("red"))
+                .unwrap_err()
+                .contains("unknown option")
+        );
+        assert!(o.set("Hash", None).unwrap_err().contains("needs a value"));
+        assert!(
+            o.set("Clear Hash", Some("1"))
+                .unwrap_err()
+                .contains("button")
+        );
+        assert_eq!(o.set("clear hash", None), Ok(Action::ClearHash));
+        assert_eq!(o.search.threads, 4, "failed sets change nothing");
+        o.set("Exploration", Some("71")).unwrap();
+        assert!((o.search.params.exploration - 0.71).abs() < 1e-6);
+        o.set("Playout", Some("Uniform")).unwrap();
+        assert_eq!(o.search.params.playout, Playout::Uniform);
+    }
+}

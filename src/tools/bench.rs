@@ -1,0 +1,96 @@
+//! `ultimo bench`: a fixed set of positions searched with a fixed budget,
+//! for measuring speed and as a checksum of the search's behaviour.
+//!
+//! Each position gets [`NODES_PER_POSITION`] iterations from a fresh tree
+//! with seed 0; searches that prove their result stop earlier. With one
+//! thread the total node count is the same on every machine and changes
+//! only when the search's behaviour changes (a test pins it).
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use crate::protocol::score;
+use crate::rules::Position;
+use crate::search::{Control, Limits, Options, Searcher};
+
+/// The bench positions: the start, an opening, middle games, positions
+/// where the side to move may play anywhere, and near-end positions.
+pub const POSITIONS: [&str; 10] = [
+    "9/9/9/9/9/9/9/9/9 x 1 0000",
+    "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1",
+    "8o/9/2o6/9/9/1xx2xx2/3x4x/o4o1o1/1o3oxxo x 9 i9",
+    "1x1oo4/5x3/5x1o1/9/1o7/4xo1xo/4x2ox/x2ox3o/2x1oooxx x 13 d2",
+    "o3x3o/5xx2/2xo2ox1/2x4o1/2x2x1o1/1o2x2oo/o1ox1x3/1oxo2o1x/x2xoox2 x 17 a3",
+    "4oo1xo/9/1xo2xx1x/4x4/2x3o2/1xxx1xx1o/2ox2o1x/oo2oo1o1/1o3oxxo x 17 i4",
+    "2x2oxx1/xoxoo2x1/2oo2o2/1xoxxo3/o1oxo1xxo/xoxoxooox/o3x1ox1/xxx1o1oxo/2x2xo2 x 25 d4",
+    "2xoxoxxo/xoo1oo1ox/x3o3x/3xxxoxo/1xooxx1ox/ox1o2xo1/ox3o1o1/ooxxo4/2xxx1o2 x 25 i6",
+    "1x1xxoxxo/1xo1oo1x1/xo1oo2x1/1oooox1xo/3ox1xx1/1ox1oo2x/3ox1o2/1o1x1oxxx/1xoxxo1o1 x 25 e4",
+    "ox1xxo1xo/3ooxx1x/o1xooxoxx/1ox4o1/x1x2x1o1/oo1xx2oo/oxoxxxooo/xoxo2o1x/xo1xoox2 x 28 g3",
+];
+
+/// Iterations per position.
+pub const NODES_PER_POSITION: u64 = 50_000;
+
+/// What the bench measured.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BenchResult {
+    /// Iterations over all positions.
+    pub nodes: u64,
+    /// Time spent searching.
+    pub time: Duration,
+}
+
+impl BenchResult {
+    /// Iterations per second.
+    pub fn nps(&self) -> u64 {
+        (self.nodes as f64 / self.time.as_secs_f64().max(1e-9)) as u64
+    }
+}
+
+/// Runs the bench with `threads` threads, writing one line per position and
+/// last `<nodes> nodes <nps> nps`.
+pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, String> {
+    let io_err = |e: io::Error| e.to_string();
+    let options = Options {
+        threads,
+        hash_mb: 64,
+        seed: 0,
+        ..Options::default()
+    };
+    let mut searcher = Searcher::new(options, Position::startpos())?;
+    let control = Control::new();
+    let limits = Limits {
+        nodes: Some(NODES_PER_POSITION),
+        ..Limits::default()
+    };
+    let mut total = BenchResult {
+        nodes: 0,
+        time: Duration::ZERO,
+    };
+    for (i, fen) in POSITIONS.iter().enumerate() {
+        let pos: Position = fen
+            .parse()
+            .map_err(|e| format!("bench position {}: {e}", i + 1))?;
+        searcher.clear(pos);
+        let start = Instant::now();
+        let report = searcher.search(&pos, &limits, &[], &control, &mut |_| {});
+        let time = start.elapsed();
+        total.nodes += report.nodes;
+        total.time += time;
+        let (best, score) = match report.lines.first() {
+            Some(line) => (line.mv.to_string(), score(line)),
+            None => ("0000".into(), "none".into()),
+        };
+        writeln!(
+            out,
+            "{:>2}/{} {fen:<84} bestmove {best} score {score:<9} nodes {:>6} time {:>4} ms",
+            i + 1,
+            POSITIONS.len(),
+            report.nodes,
+            time.as_millis()
+        )
+        .map_err(io_err)?;
+    }
+    writeln!(out, "{} nodes {} nps", total.nodes, total.nps()).map_err(io_err)?;
+    Ok(total)
+}

@@ -1,0 +1,130 @@
+//! The board drawn as text for people (`d`, `ultimo play`, `ultimo analyze`).
+
+use crate::rules::{Move, Player, Position, Status, board_name};
+
+/// How to draw a board.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Style {
+    /// Use ANSI colours (only for terminals, and never with `NO_COLOR`).
+    pub color: bool,
+}
+
+impl Style {
+    /// Colours when `stdout_is_terminal` and `NO_COLOR` is unset or empty.
+    pub fn for_terminal(stdout_is_terminal: bool) -> Style {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Style {
+            color: stdout_is_terminal && !no_color,
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The board as a 9x9 grid with file and rank labels. The last move is
+/// shown in capitals (`X`/`O`), the cells the side to move may play as
+/// `*`, other empty cells as `.`; won small boards get their winner's mark
+/// in the summary below the grid.
+pub fn diagram(pos: &Position, style: Style) -> String {
+    let legal = pos.legal_mask();
+    let last = pos.last_move();
+    let mut out = String::new();
+    out.push_str("    a b c   d e f   g h i\n");
+    for row in 0..9u8 {
+        if row == 3 || row == 6 {
+            out.push_str("   -------+-------+-------\n");
+        }
+        out.push_str(&format!("{}  ", 9 - row));
+        for col in 0..9u8 {
+            if col == 3 || col == 6 {
+                out.push_str("| ");
+            }
+            let m = Move::from_grid(col, row).expect("grid coordinates are in range");
+            let cell = match pos.mark_at(m) {
+                Some(p) if Some(m) == last => {
+                    style.paint("1", &p.to_char().to_ascii_uppercase().to_string())
+                }
+                Some(Player::X) => style.paint("36", "x"),
+                Some(Player::O) => style.paint("33", "o"),
+                None if legal >> m.bit() & 1 == 1 => style.paint("32", "*"),
+                None => ".".to_string(),
+            };
+            out.push_str(&cell);
+            out.push(' ');
+        }
+        out.push_str(&format!(" {}\n", 9 - row));
+    }
+    out.push_str("    a b c   d e f   g h i\n");
+    out
+}
+
+/// One line per fact: FEN, side to move, last move, where to play, the
+/// small boards won, and the game's status.
+pub fn summary(pos: &Position) -> String {
+    let mut out = format!("fen {pos}\n");
+    let won = |p: Player| -> String {
+        let boards: Vec<&str> = (0..9u8)
+            .filter(|&b| pos.won_boards(p) >> b & 1 == 1)
+            .map(board_name)
+            .collect();
+        if boards.is_empty() {
+            "none".into()
+        } else {
+            boards.join(", ")
+        }
+    };
+    match pos.status() {
+        Status::Ongoing => {
+            out.push_str(&format!("to move: {}\n", pos.side_to_move()));
+            if let Some(m) = pos.last_move() {
+                out.push_str(&format!("last move: {m}\n"));
+            }
+            match pos.target_board() {
+                Some(b) => out.push_str(&format!("play on: the {} board\n", board_name(b))),
+                None => out.push_str("play on: any open board\n"),
+            }
+        }
+        Status::Won(p) => out.push_str(&format!("result: {p} won\n")),
+        Status::Drawn => out.push_str("result: draw\n"),
+    }
+    out.push_str(&format!("boards won by x: {}\n", won(Player::X)));
+    out.push_str(&format!("boards won by o: {}\n", won(Player::O)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn startpos_diagram() {
+        let d = diagram(&Position::startpos(), Style::default());
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(lines.len(), 13);
+        assert_eq!(lines[1], "9  * * * | * * * | * * *  9");
+        assert!(!d.contains('\x1b'));
+    }
+
+    #[test]
+    fn last_move_and_targets() {
+        let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
+        let d = diagram(&pos, Style::default());
+        assert!(d.contains("5  . . . | * X * | . . .  5"), "{d}");
+        let s = summary(&pos);
+        assert!(s.contains("to move: o"));
+        assert!(s.contains("last move: e5"));
+        assert!(s.contains("play on: the centre board"));
+    }
+
+    #[test]
+    fn colours_only_when_asked() {
+        let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
+        assert!(diagram(&pos, Style { color: true }).contains('\x1b'));
+    }
+}

@@ -1,0 +1,78 @@
+//! The command line: help, perft and bench, through the real binary.
+
+mod common;
+
+use common::run;
+
+#[test]
+fn help_lists_the_subcommands() {
+    let (code, out, _) = run(&["--help"], "");
+    assert_eq!(code, 0);
+    for word in ["perft", "bench", "protocol"] {
+        assert!(out.contains(word), "{word} missing from:\n{out}");
+    }
+    let (code, out, _) = run(&["perft", "--help"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("--divide") && out.contains("--fen") && out.contains("--moves"));
+}
+
+#[test]
+fn perft_counts_and_divides() {
+    let (code, out, _) = run(&["perft", "4"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.last(), Some(&"total 55080"));
+    assert!(lines[lines.len() - 2].contains("leaves/s"));
+
+    let (code, out, _) = run(&["perft", "2", "--moves", "e5", "e4", "--divide"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 9 + 2);
+    assert_eq!(lines.last(), Some(&"total 78"));
+
+    let (code, out, _) = run(&["perft", "1", "--fen", "9/9/9/9/4x4/9/9/9/9 o 1 e5"], "");
+    assert_eq!(code, 0);
+    assert!(out.ends_with("total 8\n"));
+}
+
+#[test]
+fn perft_rejects_bad_input_without_panicking() {
+    for args in [
+        &["perft", "x"][..],
+        &["perft", "-1"],
+        &["perft", "82"],
+        &["perft"],
+        &["perft", "2", "--fen", "9/9/9 x 1 0000"],
+        &["perft", "2", "--fen", "9/9/9/9/9/9/9/9/9 q 1 0000"],
+        &["perft", "2", "--moves", "e5", "a1"],
+        &["perft", "2", "--moves", "k5"],
+    ] {
+        let (code, out, err) = run(args, "");
+        assert_ne!(code, 0, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.contains("error"), "{args:?}: {err}");
+    }
+    let (_, _, err) = run(&["perft", "2", "--moves", "e5", "a1"], "");
+    assert!(
+        err.contains("move 2 (a1) is illegal: the move must be on the centre board"),
+        "{err}"
+    );
+    let (_, _, err) = run(&["perft", "2", "--fen", "9/9/9 x 1 0000"], "");
+    assert!(err.contains("bad FEN"), "{err}");
+}
+
+/// The bench's node count is a checksum of the search's behaviour: it
+/// changes only when the search changes (then update it here, and say why
+/// in the commit).
+#[test]
+fn bench_node_count_is_pinned() {
+    let (code, out, _) = run(&["bench"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), ultimo::tools::bench::POSITIONS.len() + 1);
+    let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
+    assert_eq!(last.len(), 4);
+    assert_eq!((last[1], last[3]), ("nodes", "nps"));
+    assert_eq!(last[0], "380598", "bench node count changed:\n{out}");
+}
