@@ -4,7 +4,7 @@
 //! bad input.
 #![cfg(unix)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
@@ -70,28 +70,47 @@ fn statistics(stdout: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A fresh path in the temporary directory for this test.
-fn temp_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ultimo-match-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    /// A fresh path named `name` for this test process.
+    fn new(name: &str) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("ultimo-match-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempFile(dir.join(name))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn name(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temporary path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Replays a record file, after checking every line of it is there.
-fn replay(record: &PathBuf, extra: &[&str], games: usize) -> String {
-    let text = std::fs::read_to_string(record).expect("record written");
+fn replay(record: &TempFile, extra: &[&str], games: usize) -> String {
+    let text = std::fs::read_to_string(record.path()).expect("record written");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("game ")).count(),
         games
     );
-    let mut args = vec!["--replay", record.to_str().expect("utf-8 path")];
+    let mut args = vec!["--replay", record.name()];
     args.extend_from_slice(extra);
     success(&ultimo_match(&args))
 }
 
 #[test]
 fn two_ultimo_processes_play_a_match() {
-    let record = temp_file("ultimo-vs-ultimo.txt");
+    let record = TempFile::new("ultimo-vs-ultimo.txt");
     let (base, new) = (ultimo("base"), ultimo("new"));
     let out = success(&ultimo_match(&[
         "--engine",
@@ -107,13 +126,13 @@ fn two_ultimo_processes_play_a_match() {
         "--seed",
         "1",
         "--record",
-        record.to_str().unwrap(),
+        record.name(),
     ]));
     assert!(field(&out, "games").starts_with("4: "), "{out}");
     assert_eq!(field(&out, "faults"), "base none, new none");
     assert!(field(&out, "pairs").starts_with("2: "), "{out}");
     assert_eq!(field(&out, "end"), "all 4 games played");
-    let text = std::fs::read_to_string(&record).unwrap();
+    let text = std::fs::read_to_string(record.path()).unwrap();
     assert!(text.contains("end normal"), "{text}");
 }
 
@@ -126,7 +145,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
         ("exit", "crash"),
         ("silent", "timeout"),
     ] {
-        let record = temp_file(&format!("against-{mode}.txt"));
+        let record = TempFile::new(&format!("against-{mode}.txt"));
         let bad = broken(mode);
         let out = success(&ultimo_match(&[
             "--engine",
@@ -140,7 +159,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
             "--move-timeout",
             "300",
             "--record",
-            record.to_str().unwrap(),
+            record.name(),
         ]));
         assert_eq!(field(&out, "games"), "4: W 4 D 0 L 0", "{mode}");
         assert_eq!(
@@ -157,7 +176,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
 fn broken_engines_against_each_other() {
     // `illegal` plays e5, legal as x's first move; `exit` exits when asked
     // to move. Every game ends by a fault, and the match still finishes.
-    let record = temp_file("illegal-vs-exit.txt");
+    let record = TempFile::new("illegal-vs-exit.txt");
     let (illegal, exit) = (broken("illegal"), broken("exit"));
     let output = ultimo_match(&[
         "--engine",
@@ -171,7 +190,7 @@ fn broken_engines_against_each_other() {
         "--concurrency",
         "2",
         "--record",
-        record.to_str().unwrap(),
+        record.name(),
     ]);
     let out = success(&output);
     assert_eq!(field(&out, "games"), "4: W 4 D 0 L 0", "{out}");
@@ -192,7 +211,7 @@ fn broken_engines_against_each_other() {
 
 #[test]
 fn record_round_trip_gives_the_same_summary() {
-    let record = temp_file("round-trip.txt");
+    let record = TempFile::new("round-trip.txt");
     let (base, new) = (ultimo("base"), ultimo("new"));
     let sprt = ["--sprt", "-5", "5", "0.05", "0.05"];
     let mut args = vec![
@@ -211,7 +230,7 @@ fn record_round_trip_gives_the_same_summary() {
         "--concurrency",
         "2",
         "--record",
-        record.to_str().unwrap(),
+        record.name(),
     ];
     args.extend_from_slice(&sprt);
     let live = success(&ultimo_match(&args));
@@ -244,9 +263,9 @@ fn bad_input_gives_clear_errors() {
         "{err}"
     );
 
-    let book = temp_file("book.txt");
-    std::fs::write(&book, "# book\ne5 e4\n\ne5 j9\n").unwrap();
-    let book_name = book.to_str().unwrap();
+    let book = TempFile::new("book.txt");
+    std::fs::write(book.path(), "# book\ne5 e4\n\ne5 j9\n").unwrap();
+    let book_name = book.name();
     let err = failure(&ultimo_match(&[
         "--engine",
         &a,
@@ -262,9 +281,9 @@ fn bad_input_gives_clear_errors() {
         "{err}"
     );
 
-    let record = temp_file("broken-record.txt");
-    std::fs::write(&record, "engines a b\ngame 1; pair 1; x a; o b\n").unwrap();
-    let record_name = record.to_str().unwrap();
+    let record = TempFile::new("broken-record.txt");
+    std::fs::write(record.path(), "engines a b\ngame 1; pair 1; x a; o b\n").unwrap();
+    let record_name = record.name();
     let err = failure(&ultimo_match(&["--replay", record_name]));
     assert!(
         err.contains(&format!("error: {record_name}:2: expected 9 fields")),
