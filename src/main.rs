@@ -77,6 +77,11 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Play a match between two engines, or summarize a recorded one
+    ///
+    /// Referees every move with Ultimo's rules and reports the first
+    /// engine's score, Elo, LOS and an optional SPRT.
+    Match(tools::match_runner::MatchArgs),
 }
 
 /// Search settings shared by the bot-arena loops.
@@ -142,6 +147,7 @@ fn main() -> ExitCode {
                 .and_then(|_| out.flush())
                 .map_err(|e| e.to_string())
         }),
+        Some(Command::Match(args)) => tools::match_runner::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

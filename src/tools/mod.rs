@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod match_runner;
 pub mod perft;
 pub mod stats;
 

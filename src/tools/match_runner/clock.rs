@@ -1,0 +1,279 @@
+//! Time controls and the referee's clocks: what `go` command to send, how
+//! long a move may take, and who lost on time.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::rules::Player;
+
+/// How much an engine may think per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// A fixed time per move: `go movetime <ms>`.
+    Movetime(Duration),
+    /// A fixed number of iterations per move: `go nodes <n>`.
+    Nodes(u64),
+    /// A clock per side: `base` at the start, `increment` added after each
+    /// move.
+    Clock {
+        /// Time on each clock at the start of a game.
+        base: Duration,
+        /// Time added to a clock after each of its side's moves.
+        increment: Duration,
+    },
+}
+
+impl TimeControl {
+    /// Reads a clock time control `BASE+INC` or `BASE` in seconds, e.g.
+    /// `10+0.1`, `1+0.01` or `60`.
+    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
+        let (base, increment) = match text.split_once('+') {
+            Some((base, inc)) => (base, inc),
+            None => (text, "0"),
+        };
+        let seconds = |part: &str, what: &str| -> Result<Duration, String> {
+            let value: f64 = part.trim().parse().map_err(|_| {
+                format!("--tc {text}: the {what} '{part}' is not a number of seconds")
+            })?;
+            if !value.is_finite() || !(0.0..=1e6).contains(&value) {
+                return Err(format!(
+                    "--tc {text}: the {what} must be between 0 and 1000000 seconds"
+                ));
+            }
+            Ok(Duration::from_millis((value * 1000.0).round() as u64))
+        };
+        let base = seconds(base, "base time")?;
+        let increment = seconds(increment, "increment")?;
+        if base.is_zero() {
+            return Err(format!("--tc {text}: the base time must be positive"));
+        }
+        Ok(TimeControl::Clock { base, increment })
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeControl::Movetime(t) => write!(f, "movetime {} ms", t.as_millis()),
+            TimeControl::Nodes(n) => write!(f, "nodes {n}"),
+            TimeControl::Clock { base, increment } => {
+                write!(f, "tc {}+{} s", base.as_secs_f64(), increment.as_secs_f64())
+            }
+        }
+    }
+}
+
+/// The dialect of the protocol an engine speaks: UGI names the clocks
+/// `p1time`/`p2time`, UCI `wtime`/`btime`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `ugi`, `ugiok`, `uginewgame`, `go p1time .. p2time .. p1inc .. p2inc ..`.
+    Ugi,
+    /// `uci`, `uciok`, `ucinewgame`, `go wtime .. btime .. winc .. binc ..`.
+    Uci,
+}
+
+/// A lost game on time: what the side took and what it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeLoss {
+    /// How long the move took.
+    pub took: Duration,
+    /// How long it was allowed to take, margin included.
+    pub allowed: Duration,
+}
+
+impl fmt::Display for TimeLoss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "took {} ms, allowed {} ms",
+            self.took.as_millis(),
+            self.allowed.as_millis()
+        )
+    }
+}
+
+/// The referee's clocks for one game.
+///
+/// With a clock time control each side starts with `base`; a move's think
+/// time is subtracted and the increment added. A move is lost on time when
+/// it takes longer than the time left plus `margin`; within the margin the
+/// clock stops at zero. With `movetime` a move may take the move time plus
+/// `margin`; with `nodes` it may take `move_timeout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    control: TimeControl,
+    left: [Duration; 2],
+    margin: Duration,
+    move_timeout: Duration,
+}
+
+impl GameClock {
+    /// Fresh clocks for a game under `control`.
+    pub fn new(control: TimeControl, margin: Duration, move_timeout: Duration) -> GameClock {
+        let start = match control {
+            TimeControl::Clock { base, .. } => base,
+            _ => Duration::ZERO,
+        };
+        GameClock {
+            control,
+            left: [start; 2],
+            margin,
+            move_timeout,
+        }
+    }
+
+    /// The time left on `side`'s clock (zero without a clock).
+    pub fn left(&self, side: Player) -> Duration {
+        self.left[side.index()]
+    }
+
+    /// The `go` command for the next move, in `dialect`.
+    pub fn go_command(&self, dialect: Dialect) -> String {
+        match self.control {
+            TimeControl::Movetime(t) => format!("go movetime {}", t.as_millis()),
+            TimeControl::Nodes(n) => format!("go nodes {n}"),
+            TimeControl::Clock { increment, .. } => {
+                let (x, o) = (self.left[0].as_millis(), self.left[1].as_millis());
+                let inc = increment.as_millis();
+                match dialect {
+                    Dialect::Ugi => format!("go p1time {x} p2time {o} p1inc {inc} p2inc {inc}"),
+                    Dialect::Uci => format!("go wtime {x} btime {o} winc {inc} binc {inc}"),
+                }
+            }
+        }
+    }
+
+    /// The longest `side` may think on its next move before it loses on
+    /// time: the referee waits this long for the answer.
+    pub fn limit(&self, side: Player) -> Duration {
+        match self.control {
+            TimeControl::Movetime(t) => t + self.margin,
+            TimeControl::Nodes(_) => self.move_timeout,
+            TimeControl::Clock { .. } => self.left(side) + self.margin,
+        }
+    }
+
+    /// Charges `side` for a move that took `took`: past the limit it loses
+    /// on time; otherwise its clock is updated (time spent, increment added).
+    pub fn charge(&mut self, side: Player, took: Duration) -> Result<(), TimeLoss> {
+        let allowed = self.limit(side);
+        if took > allowed {
+            return Err(TimeLoss { took, allowed });
+        }
+        if let TimeControl::Clock { increment, .. } = self.control {
+            let left = &mut self.left[side.index()];
+            *left = left.saturating_sub(took) + increment;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn parses_clock_time_controls() {
+        assert_eq!(
+            TimeControl::parse_clock("1+0.01"),
+            Ok(TimeControl::Clock {
+                base: ms(1000),
+                increment: ms(10)
+            })
+        );
+        assert_eq!(
+            TimeControl::parse_clock("60"),
+            Ok(TimeControl::Clock {
+                base: ms(60000),
+                increment: ms(0)
+            })
+        );
+        assert_eq!(
+            TimeControl::parse_clock("0.5+0"),
+            Ok(TimeControl::Clock {
+                base: ms(500),
+                increment: ms(0)
+            })
+        );
+        for bad in [
+            "", "+1", "a+1", "1+b", "0+1", "-1+0", "1+-1", "inf", "NaN+1", "1+2+3",
+        ] {
+            let err = TimeControl::parse_clock(bad).expect_err(bad);
+            assert!(err.starts_with("--tc"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn go_commands() {
+        let margin = ms(50);
+        let timeout = ms(5000);
+        let movetime = GameClock::new(TimeControl::Movetime(ms(100)), margin, timeout);
+        assert_eq!(movetime.go_command(Dialect::Ugi), "go movetime 100");
+        let nodes = GameClock::new(TimeControl::Nodes(200), margin, timeout);
+        assert_eq!(nodes.go_command(Dialect::Uci), "go nodes 200");
+        let tc = TimeControl::parse_clock("1+0.01").unwrap();
+        let clock = GameClock::new(tc, margin, timeout);
+        assert_eq!(
+            clock.go_command(Dialect::Ugi),
+            "go p1time 1000 p2time 1000 p1inc 10 p2inc 10"
+        );
+        assert_eq!(
+            clock.go_command(Dialect::Uci),
+            "go wtime 1000 btime 1000 winc 10 binc 10"
+        );
+    }
+
+    #[test]
+    fn clock_bookkeeping() {
+        let tc = TimeControl::parse_clock("1+0.1").unwrap();
+        let mut clock = GameClock::new(tc, ms(50), ms(5000));
+        assert_eq!(clock.limit(Player::X), ms(1050));
+        clock.charge(Player::X, ms(300)).unwrap();
+        assert_eq!(clock.left(Player::X), ms(800));
+        assert_eq!(clock.left(Player::O), ms(1000));
+        assert_eq!(
+            clock.go_command(Dialect::Ugi),
+            "go p1time 800 p2time 1000 p1inc 100 p2inc 100"
+        );
+        // Within the margin the clock stops at zero, then gets the increment.
+        clock.charge(Player::O, ms(1040)).unwrap();
+        assert_eq!(clock.left(Player::O), ms(100));
+        // Past the margin the side loses on time and its clock is unchanged.
+        assert_eq!(
+            clock.charge(Player::O, ms(151)),
+            Err(TimeLoss {
+                took: ms(151),
+                allowed: ms(150)
+            })
+        );
+        assert_eq!(clock.left(Player::O), ms(100));
+    }
+
+    #[test]
+    fn movetime_and_nodes_limits() {
+        let mut movetime = GameClock::new(TimeControl::Movetime(ms(100)), ms(50), ms(5000));
+        assert_eq!(movetime.limit(Player::O), ms(150));
+        assert!(movetime.charge(Player::O, ms(150)).is_ok());
+        assert!(movetime.charge(Player::O, ms(151)).is_err());
+        let mut nodes = GameClock::new(TimeControl::Nodes(10), ms(50), ms(5000));
+        assert_eq!(nodes.limit(Player::X), ms(5000));
+        assert!(nodes.charge(Player::X, ms(4999)).is_ok());
+        assert!(nodes.charge(Player::X, ms(5001)).is_err());
+    }
+
+    #[test]
+    fn displays_time_controls() {
+        assert_eq!(
+            TimeControl::Movetime(ms(100)).to_string(),
+            "movetime 100 ms"
+        );
+        assert_eq!(TimeControl::Nodes(7).to_string(), "nodes 7");
+        let tc = TimeControl::parse_clock("1+0.01").unwrap();
+        assert_eq!(tc.to_string(), "tc 1+0.01 s");
+    }
+}

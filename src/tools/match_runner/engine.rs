@@ -1,0 +1,545 @@
+//! Engine processes: how an engine is named on the command line, and
+//! talking to it over its standard input and output.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::tools::match_runner::clock::Dialect;
+
+/// How to start an engine and set it up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The engine's name in the output and the record (one word).
+    pub name: String,
+    /// Whether the name was given (`name=`) rather than taken from the
+    /// program.
+    pub named: bool,
+    /// The program to run.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Options sent with `setoption name N value V`, in order.
+    pub options: Vec<(String, String)>,
+    /// The dialect to speak; `None` tries `ugi`, then `uci`.
+    pub dialect: Option<Dialect>,
+}
+
+impl EngineSpec {
+    /// Reads an `--engine` value: words separated by whitespace (see
+    /// [`split_words`]), each `key=value`: `cmd=PROGRAM` (required),
+    /// `arg=ARG` (repeatable), `name=NAME`, `proto=ugi|uci`,
+    /// `option.NAME=VALUE` (repeatable). The name defaults to the program's
+    /// file name.
+    pub fn parse(text: &str) -> Result<EngineSpec, String> {
+        let mut program = None;
+        let mut name = None;
+        let mut args = Vec::new();
+        let mut options = Vec::new();
+        let mut dialect = None;
+        let bad = |why: &str| format!("--engine '{text}': {why}");
+        for word in split_words(text).map_err(|e| bad(&e))? {
+            let word = word.as_str();
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(bad(&format!(
+                    "'{word}' is not key=value (keys: cmd, arg, name, proto, option.NAME)"
+                )));
+            };
+            if value.is_empty() {
+                return Err(bad(&format!("'{word}' has no value")));
+            }
+            match key {
+                "cmd" if program.is_some() => return Err(bad("cmd= is given twice")),
+                "cmd" => program = Some(value.to_string()),
+                "arg" => args.push(value.to_string()),
+                "name" if name.is_some() => return Err(bad("name= is given twice")),
+                "name" if value.contains(|c: char| c == ';' || c.is_whitespace()) => {
+                    return Err(bad("a name cannot contain ';' or spaces"));
+                }
+                "name" => name = Some(value.to_string()),
+                "proto" => {
+                    dialect = Some(match value {
+                        "ugi" => Dialect::Ugi,
+                        "uci" => Dialect::Uci,
+                        _ => return Err(bad(&format!("proto must be ugi or uci, got '{value}'"))),
+                    })
+                }
+                _ => match key.strip_prefix("option.") {
+                    Some(option) if !option.is_empty() => {
+                        options.push((option.to_string(), value.to_string()))
+                    }
+                    _ => {
+                        return Err(bad(&format!(
+                            "unknown key '{key}' (keys: cmd, arg, name, proto, option.NAME)"
+                        )));
+                    }
+                },
+            }
+        }
+        let program = program.ok_or_else(|| bad("cmd= is missing"))?;
+        let named = name.is_some();
+        let name = name.unwrap_or_else(|| default_name(&program));
+        Ok(EngineSpec {
+            name,
+            named,
+            program,
+            args,
+            options,
+            dialect,
+        })
+    }
+}
+
+/// Splits `text` into words at whitespace, except inside double quotes,
+/// which are removed: `cmd="/my engines/ultimo" name=a` gives
+/// `cmd=/my engines/ultimo` and `name=a`. There are no escapes.
+pub fn split_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quoted {
+        return Err("a double quote is not closed".to_string());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// The file name of `program`, without its directory, as an engine name
+/// (`;` and spaces replaced, since records use them as separators).
+fn default_name(program: &str) -> String {
+    let file = program.rsplit('/').next().unwrap_or(program);
+    let file = if file.is_empty() { "engine" } else { file };
+    file.replace(|c: char| c == ';' || c.is_whitespace(), "_")
+}
+
+/// Gives two engines different names: `-1` and `-2` are appended to equal
+/// names taken from the programs; equal names given with `name=` are an
+/// error.
+pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), String> {
+    if specs[0].name != specs[1].name {
+        return Ok(());
+    }
+    if specs[0].named && specs[1].named {
+        return Err(format!(
+            "both engines are called '{}': give them different name= values",
+            specs[0].name
+        ));
+    }
+    for (i, spec) in specs.iter_mut().enumerate() {
+        if !spec.named {
+            spec.name = format!("{}-{}", spec.name, i + 1);
+        }
+    }
+    Ok(())
+}
+
+/// Why talking to an engine failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The process could not be started, or its pipe broke, or it ended its
+    /// output (exited or crashed).
+    Crashed(String),
+    /// No expected answer within the time allowed.
+    Timeout(Duration),
+    /// The match is being stopped.
+    Aborted,
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::Crashed(why) => write!(f, "{why}"),
+            EngineError::Timeout(t) => write!(f, "no answer within {} ms", t.as_millis()),
+            EngineError::Aborted => write!(f, "the match was stopped"),
+        }
+    }
+}
+
+/// A line of the engine's output and when it arrived.
+type Line = (Instant, String);
+
+/// How often a wait looks at the abort flag.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How long `quit` may take before the process is killed.
+const QUIT_GRACE: Duration = Duration::from_millis(500);
+
+/// A running engine process. Dropping it kills the process.
+pub struct Engine {
+    /// The engine's name.
+    pub name: String,
+    /// The dialect it answered the handshake in.
+    pub dialect: Dialect,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Line>,
+}
+
+impl Engine {
+    /// Starts the engine of `spec`, does the handshake (`ugi` -> `ugiok`,
+    /// or `uci` -> `uciok`), sends its options and waits for `readyok`;
+    /// every answer within `timeout`. An `info string error` answer to an
+    /// option is an error.
+    pub fn start(
+        spec: &EngineSpec,
+        timeout: Duration,
+        abort: &AtomicBool,
+    ) -> Result<Engine, EngineError> {
+        let mut command = Command::new(&spec.program);
+        command
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        // Own process group: a Ctrl-C in the terminal reaches the runner,
+        // which decides what to do, and not the engines.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
+            .spawn()
+            .map_err(|e| EngineError::Crashed(format!("cannot start '{}': {e}", spec.program)))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(EngineError::Crashed("no pipes to the engine".to_string()));
+        };
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || read_lines(BufReader::new(stdout), sender));
+        let mut engine = Engine {
+            name: spec.name.clone(),
+            dialect: spec.dialect.unwrap_or(Dialect::Ugi),
+            child,
+            stdin,
+            lines,
+        };
+        engine.handshake(spec.dialect, timeout, abort)?;
+        for (name, value) in &spec.options {
+            engine.send(&format!("setoption name {name} value {value}"))?;
+        }
+        engine.send("isready")?;
+        let mut error = None;
+        engine.wait_for(timeout, abort, |line| {
+            if let Some(e) = line.strip_prefix("info string error") {
+                error.get_or_insert_with(|| e.trim_start_matches(':').trim().to_string());
+            }
+            line == "readyok"
+        })?;
+        match error {
+            Some(e) => Err(EngineError::Crashed(format!(
+                "the engine refused an option: {e}"
+            ))),
+            None => Ok(engine),
+        }
+    }
+
+    /// Sends `ugi` (or `uci`) and waits for `ugiok` or `uciok`; without a
+    /// forced dialect, falls back to `uci` when `ugi` gets no answer.
+    fn handshake(
+        &mut self,
+        forced: Option<Dialect>,
+        timeout: Duration,
+        abort: &AtomicBool,
+    ) -> Result<(), EngineError> {
+        let first = forced.unwrap_or(Dialect::Ugi);
+        let hello = |d| if d == Dialect::Ugi { "ugi" } else { "uci" };
+        self.send(hello(first))?;
+        let answer = self.wait_for(timeout, abort, |l| l == "ugiok" || l == "uciok");
+        let answer = match answer {
+            Err(EngineError::Timeout(_)) if forced.is_none() => {
+                self.send("uci")?;
+                self.wait_for(timeout, abort, |l| l == "uciok")
+            }
+            other => other,
+        }?;
+        self.dialect = if answer.1 == "ugiok" {
+            Dialect::Ugi
+        } else {
+            Dialect::Uci
+        };
+        Ok(())
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| EngineError::Crashed(format!("cannot write to the engine: {e}")))
+    }
+
+    /// Waits up to `timeout` for a line (trimmed) that `wanted` accepts, and
+    /// returns it with the time it arrived; other lines are skipped.
+    pub fn wait_for(
+        &mut self,
+        timeout: Duration,
+        abort: &AtomicBool,
+        mut wanted: impl FnMut(&str) -> bool,
+    ) -> Result<Line, EngineError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if abort.load(Ordering::Relaxed) {
+                return Err(EngineError::Aborted);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(EngineError::Timeout(timeout));
+            }
+            match self.lines.recv_timeout(POLL.min(deadline - now)) {
+                Ok((at, line)) => {
+                    if wanted(&line) {
+                        return Ok((at, line));
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = match self.child.try_wait() {
+                        Ok(Some(status)) => format!(" ({status})"),
+                        _ => String::new(),
+                    };
+                    return Err(EngineError::Crashed(format!(
+                        "the engine closed its output{status}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Prepares a new game: `uginewgame` (or `ucinewgame`), then `isready`
+    /// until `readyok` within `timeout`.
+    pub fn new_game(&mut self, timeout: Duration, abort: &AtomicBool) -> Result<(), EngineError> {
+        let new_game = match self.dialect {
+            Dialect::Ugi => "uginewgame",
+            Dialect::Uci => "ucinewgame",
+        };
+        self.send(new_game)?;
+        self.send("isready")?;
+        self.wait_for(timeout, abort, |l| l == "readyok")
+            .map(|_| ())
+    }
+
+    /// Asks the engine to quit, and kills it if it has not within half a
+    /// second.
+    pub fn quit(mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + QUIT_GRACE;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        // Drop kills it.
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// Forwards the engine's output lines (without `\r\n`, invalid UTF-8
+/// replaced) with their arrival time, until the output ends.
+fn read_lines(mut reader: impl BufRead, sender: mpsc::Sender<Line>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let at = Instant::now();
+                let line = String::from_utf8_lossy(&buf).trim().to_string();
+                if sender.send((at, line)).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_engine_specs() {
+        let spec = EngineSpec::parse(
+            "cmd=./target/release/ultimo name=base option.Threads=1 option.Hash=64",
+        )
+        .unwrap();
+        assert_eq!(
+            spec,
+            EngineSpec {
+                name: "base".into(),
+                named: true,
+                program: "./target/release/ultimo".into(),
+                args: vec![],
+                options: vec![("Threads".into(), "1".into()), ("Hash".into(), "64".into())],
+                dialect: None,
+            }
+        );
+        let spec = EngineSpec::parse("  cmd=python3\targ=fake.py arg=--x=1 proto=uci ").unwrap();
+        assert_eq!(spec.name, "python3");
+        assert_eq!(spec.args, ["fake.py", "--x=1"]);
+        assert_eq!(spec.dialect, Some(Dialect::Uci));
+        assert_eq!(EngineSpec::parse("cmd=/usr/bin/").unwrap().name, "engine");
+        let spec = EngineSpec::parse(r#"cmd="/my engines/ultimo" arg="a b""#).unwrap();
+        assert_eq!(spec.program, "/my engines/ultimo");
+        assert_eq!(spec.args, ["a b"]);
+        assert_eq!(spec.name, "ultimo");
+        assert!(!spec.named);
+        let spec = EngineSpec::parse(r#"cmd="/my engines/my ultimo""#).unwrap();
+        assert_eq!(spec.name, "my_ultimo");
+    }
+
+    #[test]
+    fn splits_words_with_quotes() {
+        let words = |t| split_words(t).unwrap();
+        assert_eq!(words("  a=1\tb=2 "), ["a=1", "b=2"]);
+        assert_eq!(words(r#"cmd="x y" z"#), ["cmd=x y", "z"]);
+        assert_eq!(words(r#"a="" b"#), ["a=", "b"]);
+        assert_eq!(words(""), Vec::<String>::new());
+        assert!(split_words(r#"cmd="x"#).is_err());
+    }
+
+    #[test]
+    fn refuses_bad_engine_specs() {
+        let cases = [
+            ("", "cmd= is missing"),
+            ("name=x", "cmd= is missing"),
+            ("cmd=a cmd=b", "cmd= is given twice"),
+            ("cmd=a name=x name=y", "name= is given twice"),
+            ("cmd=a name=x;y", "cannot contain ';' or spaces"),
+            ("cmd=a \"name=x y\"", "cannot contain ';' or spaces"),
+            ("cmd=a fake.py", "'fake.py' is not key=value"),
+            ("cmd=", "'cmd=' has no value"),
+            ("cmd=a proto=xboard", "proto must be ugi or uci"),
+            ("cmd=a option.=1", "unknown key 'option.'"),
+            ("cmd=\"a", "a double quote is not closed"),
+            ("cmd=a threads=1", "unknown key 'threads'"),
+        ];
+        for (text, expected) in cases {
+            let err = EngineSpec::parse(text).unwrap_err();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn names_are_made_distinct() {
+        let spec = |cmd: &str| EngineSpec::parse(cmd).unwrap();
+        let mut specs = [spec("cmd=bin/ultimo"), spec("cmd=other/ultimo")];
+        distinct_names(&mut specs).unwrap();
+        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo-1", "ultimo-2"]);
+        let mut specs = [spec("cmd=a name=ultimo"), spec("cmd=ultimo")];
+        distinct_names(&mut specs).unwrap();
+        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo", "ultimo-2"]);
+        let mut specs = [spec("cmd=a name=u"), spec("cmd=b name=u")];
+        assert!(distinct_names(&mut specs).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn talks_to_a_scripted_engine() {
+        let abort = AtomicBool::new(false);
+        let script = "while read -r c rest; do case $c in \
+            ugi) echo 'id name fake'; echo ugiok;; \
+            isready) echo readyok;; \
+            go) echo 'info depth 1'; echo 'bestmove e5';; \
+            quit) exit 0;; esac; done";
+        let spec = EngineSpec {
+            name: "fake".into(),
+            named: true,
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            options: vec![("Threads".into(), "1".into())],
+            dialect: None,
+        };
+        let timeout = Duration::from_secs(5);
+        let mut engine = Engine::start(&spec, timeout, &abort).unwrap();
+        assert_eq!(engine.dialect, Dialect::Ugi);
+        engine.new_game(timeout, &abort).unwrap();
+        engine.send("go nodes 1").unwrap();
+        let (_, line) = engine
+            .wait_for(timeout, &abort, |l| l.starts_with("bestmove"))
+            .unwrap();
+        assert_eq!(line, "bestmove e5");
+        let err = engine
+            .wait_for(Duration::from_millis(100), &abort, |_| true)
+            .unwrap_err();
+        assert_eq!(err, EngineError::Timeout(Duration::from_millis(100)));
+        abort.store(true, Ordering::Relaxed);
+        assert_eq!(
+            engine.wait_for(timeout, &abort, |_| true).unwrap_err(),
+            EngineError::Aborted
+        );
+        engine.quit();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reports_engines_that_fail() {
+        let abort = AtomicBool::new(false);
+        let timeout = Duration::from_secs(5);
+        let spec = |script: &str| EngineSpec {
+            name: "fake".into(),
+            named: true,
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            options: vec![("Threads".into(), "0".into())],
+            dialect: None,
+        };
+        let missing = EngineSpec::parse("cmd=/nonexistent/engine").unwrap();
+        let err = Engine::start(&missing, timeout, &abort).err().unwrap();
+        assert!(
+            err.to_string()
+                .contains("cannot start '/nonexistent/engine'"),
+            "{err}"
+        );
+        // Either writing `ugi` or reading the answer finds it gone first.
+        let err = Engine::start(&spec("exit 3"), timeout, &abort)
+            .err()
+            .unwrap();
+        assert!(matches!(err, EngineError::Crashed(_)), "{err}");
+        // A UCI engine that ignores `ugi`: the fallback finds it.
+        let uci = "while read -r c rest; do case $c in uci) echo uciok;; \
+            isready) echo readyok;; esac; done";
+        let short = Duration::from_millis(200);
+        let engine = Engine::start(&spec(uci), short, &abort).unwrap();
+        assert_eq!(engine.dialect, Dialect::Uci);
+        // An engine that refuses an option.
+        let picky = "while read -r c rest; do case $c in ugi) echo ugiok;; \
+            setoption) echo 'info string error: option Threads must be between 1 and 256, got 0';; \
+            isready) echo readyok;; esac; done";
+        let err = Engine::start(&spec(picky), timeout, &abort).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "the engine refused an option: option Threads must be between 1 and 256, got 0"
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! Playing one game between two engine processes, refereed by Ultimo's own
+//! rules.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::rules::{Move, Player, Position};
+use crate::tools::match_runner::clock::{GameClock, TimeControl};
+use crate::tools::match_runner::engine::{Engine, EngineError, EngineSpec};
+use crate::tools::match_runner::openings::Opening;
+use crate::tools::match_runner::record::{GameRecord, Outcome, Termination, sanitize};
+
+/// The settings every game of a match shares.
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    /// The time control.
+    pub control: TimeControl,
+    /// The grace past a clock or a move time before a move is lost on time.
+    pub margin: Duration,
+    /// The longest a move may take with `nodes`.
+    pub move_timeout: Duration,
+    /// The longest the handshake and `readyok` may take.
+    pub startup_timeout: Duration,
+}
+
+/// Which game to play: its number, pair, opening, and which engine (0 or 1)
+/// plays `x`.
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    /// The game's number, from 1.
+    pub game: u64,
+    /// The pair's number, from 1.
+    pub pair: u64,
+    /// Where the game starts.
+    pub opening: Opening,
+    /// The engine (index into the specs) that plays `x`.
+    pub x_engine: usize,
+}
+
+/// The referee's verdict on an engine's `bestmove` line: the move, or why
+/// it loses the game.
+pub fn referee(pos: &mut Position, line: &str) -> Result<Move, String> {
+    let mut words = line.split_whitespace();
+    let text = match (words.next(), words.next()) {
+        (Some("bestmove"), Some(text)) => text,
+        _ => return Err(format!("sent '{}' instead of a move", sanitize(line, 40))),
+    };
+    let mv: Move = text
+        .parse()
+        .map_err(|_| format!("sent '{}', which is not a move", sanitize(text, 20)))?;
+    pos.try_play(mv)
+        .map_err(|e| format!("played {mv}, which is illegal: {e}"))?;
+    Ok(mv)
+}
+
+/// Why a finished game ended, in words.
+fn normal_reason(pos: &Position) -> String {
+    match pos.status() {
+        crate::rules::Status::Won(p) => format!("{p} has three boards in a line"),
+        _ => "every board is closed without a line".to_string(),
+    }
+}
+
+impl GameSetup {
+    /// The side engine `engine` (0 or 1) plays.
+    pub fn side_of(&self, engine: usize) -> Player {
+        if engine == self.x_engine {
+            Player::X
+        } else {
+            Player::O
+        }
+    }
+
+    /// The engine (0 or 1) that plays `side`.
+    pub fn engine_of(&self, side: Player) -> usize {
+        match side {
+            Player::X => self.x_engine,
+            Player::O => 1 - self.x_engine,
+        }
+    }
+}
+
+/// A fault: who committed it, of what kind, and the words for it.
+struct Fault {
+    engine: usize,
+    kind: Termination,
+    reason: String,
+}
+
+/// Why a game stopped before the rules ended it.
+enum Halt {
+    /// An engine committed a fault and loses.
+    Fault(Fault),
+    /// The match is being aborted; the game does not count.
+    Aborted,
+}
+
+impl Halt {
+    /// A fault of `kind` by `engine`.
+    fn fault(engine: usize, kind: Termination, reason: String) -> Halt {
+        Halt::Fault(Fault {
+            engine,
+            kind,
+            reason,
+        })
+    }
+
+    /// The halt for an engine error while doing `what`.
+    fn from_error(engine: usize, error: EngineError, what: &str) -> Halt {
+        let kind = match error {
+            EngineError::Aborted => return Halt::Aborted,
+            EngineError::Crashed(_) => Termination::Crash,
+            EngineError::Timeout(_) => Termination::Timeout,
+        };
+        Halt::fault(engine, kind, format!("{what}: {error}"))
+    }
+}
+
+/// Plays one game between the engines in `slots` (started first if empty),
+/// or returns `None` when the match is aborted meanwhile. An engine that
+/// commits a fault loses the game and its process is killed (its slot left
+/// empty, to be started afresh for the next game).
+pub fn play_game(
+    slots: &mut [Option<Engine>; 2],
+    specs: &[EngineSpec; 2],
+    settings: &GameSettings,
+    setup: &GameSetup,
+    abort: &AtomicBool,
+) -> Option<GameRecord> {
+    let mut moves = Vec::new();
+    let mut pos = setup.opening.position();
+    let result = prepare(slots, specs, settings, abort)
+        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut moves, abort));
+    let (outcome, termination, reason) = match result {
+        Ok(()) => {
+            let outcome = Outcome::from_status(pos.status())?;
+            (outcome, Termination::Normal, normal_reason(&pos))
+        }
+        Err(Halt::Aborted) => return None,
+        Err(Halt::Fault(fault)) => {
+            slots[fault.engine] = None; // kills the process
+            let side = setup.side_of(fault.engine);
+            let reason = format!("{side} ({}) {}", specs[fault.engine].name, fault.reason);
+            (Outcome::win_for(side.opponent()), fault.kind, reason)
+        }
+    };
+    let name = |side| specs[setup.engine_of(side)].name.clone();
+    Some(GameRecord {
+        game: setup.game,
+        pair: setup.pair,
+        x: name(Player::X),
+        o: name(Player::O),
+        opening: setup.opening.clone(),
+        moves,
+        outcome,
+        termination,
+        reason: sanitize(&reason, 200),
+    })
+}
+
+/// Starts the engines that are not running and tells both a new game
+/// follows.
+fn prepare(
+    slots: &mut [Option<Engine>; 2],
+    specs: &[EngineSpec; 2],
+    settings: &GameSettings,
+    abort: &AtomicBool,
+) -> Result<(), Halt> {
+    let timeout = settings.startup_timeout;
+    for (i, slot) in slots.iter_mut().enumerate() {
+        let engine = match slot {
+            Some(engine) => engine,
+            None => {
+                let engine = Engine::start(&specs[i], timeout, abort)
+                    .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
+                slot.insert(engine)
+            }
+        };
+        engine
+            .new_game(timeout, abort)
+            .map_err(|e| Halt::from_error(i, e, "was not ready for a new game"))?;
+    }
+    Ok(())
+}
+
+/// Plays moves until the game is over: sends the position and `go` to the
+/// side to move, times its answer, and referees its move.
+fn play_moves(
+    slots: &mut [Option<Engine>; 2],
+    settings: &GameSettings,
+    setup: &GameSetup,
+    pos: &mut Position,
+    moves: &mut Vec<Move>,
+    abort: &AtomicBool,
+) -> Result<(), Halt> {
+    let mut clock = GameClock::new(settings.control, settings.margin, settings.move_timeout);
+    while !pos.is_over() {
+        let side = pos.side_to_move();
+        let index = setup.engine_of(side);
+        let Some(engine) = slots[index].as_mut() else {
+            return Err(Halt::Aborted); // prepare started both engines
+        };
+        let crashed = |e| Halt::from_error(index, e, "failed to move");
+        engine
+            .send(&setup.opening.position_command(moves))
+            .map_err(crashed)?;
+        engine
+            .send(&clock.go_command(engine.dialect))
+            .map_err(crashed)?;
+        let sent = Instant::now();
+        let limit = clock.limit(side);
+        let (arrived, line) = engine
+            .wait_for(limit, abort, |l| l.starts_with("bestmove"))
+            .map_err(|e| match e {
+                EngineError::Timeout(_) => {
+                    let why = format!("lost on time: no move within {} ms", limit.as_millis());
+                    Halt::fault(index, Termination::Timeout, why)
+                }
+                e => crashed(e),
+            })?;
+        let took = arrived.saturating_duration_since(sent);
+        clock.charge(side, took).map_err(|loss| {
+            Halt::fault(
+                index,
+                Termination::Timeout,
+                format!("lost on time ({loss})"),
+            )
+        })?;
+        let mv = referee(pos, &line)
+            .map_err(|reason| Halt::fault(index, Termination::Illegal, reason))?;
+        moves.push(mv);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn referee_plays_legal_moves_only() {
+        let mut pos = Position::startpos();
+        assert_eq!(referee(&mut pos, "bestmove e5"), Ok("e5".parse().unwrap()));
+        assert_eq!(pos.ply(), 1);
+        assert_eq!(
+            referee(&mut pos, "bestmove e5 ponder e4"),
+            Err("played e5, which is illegal: the cell is already taken".to_string())
+        );
+        assert_eq!(
+            referee(&mut pos, "bestmove a1"),
+            Err("played a1, which is illegal: the move must be on the centre board".to_string())
+        );
+        assert_eq!(
+            referee(&mut pos, "bestmove 0000"),
+            Err("sent '0000', which is not a move".to_string())
+        );
+        assert_eq!(
+            referee(&mut pos, "bestmove"),
+            Err("sent 'bestmove' instead of a move".to_string())
+        );
+        assert_eq!(
+            referee(&mut pos, "bestmove e;4"),
+            Err("sent 'e?4', which is not a move".to_string())
+        );
+        assert_eq!(pos.ply(), 1);
+        assert_eq!(referee(&mut pos, "bestmove  e4"), Ok("e4".parse().unwrap()));
+    }
+
+    #[test]
+    fn sides_and_engines() {
+        let setup = |x_engine| GameSetup {
+            game: 1,
+            pair: 1,
+            opening: Opening::Moves(vec![]),
+            x_engine,
+        };
+        assert_eq!(setup(0).side_of(0), Player::X);
+        assert_eq!(setup(0).side_of(1), Player::O);
+        assert_eq!(setup(1).side_of(0), Player::O);
+        assert_eq!(setup(1).engine_of(Player::X), 1);
+        assert_eq!(setup(1).engine_of(Player::O), 0);
+        assert_eq!(setup(0).engine_of(Player::O), 1);
+    }
+
+    #[test]
+    fn normal_reasons() {
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
+        let pos = Position::startpos().random_playout(&mut rng);
+        match pos.status() {
+            crate::rules::Status::Won(p) => {
+                assert_eq!(
+                    normal_reason(&pos),
+                    format!("{p} has three boards in a line")
+                )
+            }
+            _ => assert_eq!(normal_reason(&pos), "every board is closed without a line"),
+        }
+    }
+}

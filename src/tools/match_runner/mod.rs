@@ -1,0 +1,785 @@
+//! `ultimo match`: plays games between two engines that speak the Ultimo
+//! protocol (or UGI/UCI), referees every move with Ultimo's rules, and
+//! reports the first engine's score, Elo, LOS and an optional SPRT.
+//!
+//! - [`engine`]: starting engines and talking to them.
+//! - [`game`]: one game, refereed.
+//! - [`clock`]: time controls and the referee's clocks.
+//! - [`openings`]: openings from a file or random moves.
+//! - [`record`]: the record file, written and read back (`--replay`).
+//! - [`tally`]: the running score and the summary.
+//!
+//! Each opening is played by a pair of games with colours swapped: in the
+//! first game of pair `p` (game `2p - 1`) the first engine plays `x`, in the
+//! second `o`. The games run on `--concurrency` threads, each with its own
+//! two engine processes, kept from game to game (`uginewgame` between
+//! games) until one commits a fault, when it is killed and started afresh.
+
+pub mod clock;
+pub mod engine;
+pub mod game;
+pub mod openings;
+pub mod record;
+mod signal;
+pub mod tally;
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use clock::TimeControl;
+use engine::{Engine, EngineSpec};
+use game::{GameSettings, GameSetup};
+use openings::OpeningBook;
+use record::{GameRecord, Record};
+use tally::{Sprt, Tally};
+
+use crate::tools::stats::SprtDecision;
+
+/// The long help of `ultimo match`: engine syntax, time controls, the
+/// record format and Ctrl-C.
+const MATCH_HELP: &str = "\
+Engines:
+  --engine takes one string of key=value words separated by whitespace; put
+  a value with spaces in double quotes (cmd=\"/my engines/ultimo\"):
+    cmd=PROGRAM          the program to run (required)
+    arg=ARG              one argument for it (repeat for more, in order)
+    name=NAME            its name in the output and record (default: the
+                         program's file name; -1/-2 appended if both are equal)
+    proto=ugi|uci        the handshake to use (default: try `ugi`, and `uci`
+                         if no `ugiok` comes within --startup-timeout)
+    option.NAME=VALUE    sent as `setoption name NAME value VALUE` after the
+                         handshake (repeat for more)
+  The engine's standard error is discarded.
+
+Time controls (give exactly one):
+  --movetime MS   `go movetime MS`; a move may take MS + --timemargin.
+  --nodes N       `go nodes N`; a move may take --move-timeout.
+  --tc BASE+INC   each side has a clock of BASE seconds, INC added after each
+                  of its moves. UGI engines get
+                  `go p1time X p2time O p1inc I p2inc I`, UCI engines
+                  `go wtime X btime O winc I binc I` (milliseconds; p1/w is x).
+                  The runner measures each move and loses a side whose move
+                  took longer than its clock + --timemargin.
+  An illegal or unreadable move, a timeout, or an engine that exits loses the
+  game; the engine is restarted for the next game and the match goes on.
+
+Openings:
+  Each opening is played twice with colours swapped (a pair), so --games must
+  be even. --openings FILE is read in order and reused from the top when the
+  match has more pairs than the file has lines; --random-plies N makes a
+  fresh opening per pair. Without either, every game starts from the empty
+  board.
+
+Record (--record FILE, read back by --replay FILE):
+  # ultimo match record 1
+  engines base new
+  game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 ...; result 1-0; end normal; reason x has three boards in a line
+  `engines` names the first engine (the statistics are its results) and the
+  second. Each game line: its number, pair, the engines playing x and o, the
+  opening (`startpos`, moves from the empty board, or a FEN), the moves from
+  it, the result (1-0 x won, 0-1, 1/2-1/2), how it ended (normal, illegal,
+  timeout, crash) and the reason in words. Lines starting with # are
+  comments. Games are written as they finish, so not in number order.
+
+Output:
+  Progress goes to standard error: one line per game, or an updating status
+  line when standard error is a terminal (no colours are ever used). The
+  summary goes to standard output.
+
+Ctrl-C:
+  The first Ctrl-C stops starting games and lets the running ones finish; a
+  second aborts them (they are not counted). The summary is printed either way.";
+
+/// Play a match between two engines, or summarize a recorded one.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = MATCH_HELP)]
+pub struct MatchArgs {
+    /// An engine, given twice: "cmd=PROGRAM [arg=ARG].. [name=NAME] [proto=ugi|uci] [option.NAME=VALUE].."
+    #[arg(long = "engine", value_name = "SPEC")]
+    pub engines: Vec<String>,
+    /// Games to play, even: each opening is played twice with colours swapped
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub games: u64,
+    /// Openings file: one per line, a FEN, `startpos` or moves from the empty board
+    #[arg(long, value_name = "FILE", conflicts_with = "random_plies")]
+    pub openings: Option<PathBuf>,
+    /// Start each pair from N random moves (openings already decided are skipped)
+    #[arg(long, value_name = "N")]
+    pub random_plies: Option<u32>,
+    /// Seed of --random-plies (default: from the clock, printed at the start)
+    #[arg(long, value_name = "S", requires = "random_plies")]
+    pub seed: Option<u64>,
+    /// Time per move in milliseconds (`go movetime`)
+    #[arg(long, value_name = "MS", group = "limit")]
+    pub movetime: Option<u64>,
+    /// Iterations per move (`go nodes`)
+    #[arg(long, value_name = "N", group = "limit")]
+    pub nodes: Option<u64>,
+    /// A clock per side, BASE+INC in seconds, e.g. 10+0.1
+    #[arg(long, value_name = "BASE+INC", group = "limit")]
+    pub tc: Option<String>,
+    /// Grace in milliseconds past the clock or the move time before a move loses on time
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    pub timemargin: u64,
+    /// With --nodes, the longest a move may take, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub move_timeout: u64,
+    /// The longest an engine may take to answer the handshake or `isready`, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub startup_timeout: u64,
+    /// Games played at once, each with its own two engine processes
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub concurrency: usize,
+    /// Stop once a pentanomial SPRT decides: normalized Elo of H0 and H1, error rates
+    #[arg(
+        long,
+        num_args = 4,
+        value_names = ["ELO0", "ELO1", "ALPHA", "BETA"],
+        allow_negative_numbers = true
+    )]
+    pub sprt: Option<Vec<f64>>,
+    /// Write every game to FILE, one line each (the file is overwritten)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Play nothing: re-read a record FILE, check every game with the rules, print its summary
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record"]
+    )]
+    pub replay: Option<PathBuf>,
+}
+
+/// Runs `ultimo match`: a match, or with `--replay` the summary of a record.
+pub fn run(args: &MatchArgs) -> Result<(), String> {
+    let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
+    if let Some(path) = &args.replay {
+        let mut out = io::stdout().lock();
+        return replay(path, sprt.as_ref(), &mut out);
+    }
+    let plan = Plan::new(args, sprt)?;
+    run_match(&plan)
+}
+
+/// Prints the summary of the record file at `path` after checking it.
+fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let record = Record::parse(&text, &name)?;
+    let mut tally = Tally::new(record.engines.clone());
+    for game in &record.games {
+        tally.add(game)?;
+    }
+    write!(out, "{}", tally.summary(sprt))
+        .and_then(|_| {
+            writeln!(
+                out,
+                "{:<12}{name}: {} games, every move legal",
+                "record",
+                record.games.len()
+            )
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Everything a match needs, checked before it starts.
+#[derive(Debug)]
+struct Plan {
+    specs: [EngineSpec; 2],
+    games: u64,
+    /// The openings of the pairs.
+    openings: OpeningBook,
+    /// Where the openings come from, in words.
+    openings_source: String,
+    settings: GameSettings,
+    concurrency: usize,
+    sprt: Option<Sprt>,
+    record: Option<PathBuf>,
+}
+
+impl Plan {
+    /// Checks the arguments and reads or makes the openings.
+    fn new(args: &MatchArgs, sprt: Option<Sprt>) -> Result<Plan, String> {
+        let mut specs = match &args.engines[..] {
+            [a, b] => [EngineSpec::parse(a)?, EngineSpec::parse(b)?],
+            _ => {
+                return Err(format!(
+                    "give exactly two engines with --engine (got {})",
+                    args.engines.len()
+                ));
+            }
+        };
+        engine::distinct_names(&mut specs)?;
+        let control = match (args.movetime, args.nodes, &args.tc) {
+            (Some(0), _, _) => return Err("--movetime must be at least 1".to_string()),
+            (_, Some(0), _) => return Err("--nodes must be at least 1".to_string()),
+            (Some(ms), None, None) => TimeControl::Movetime(Duration::from_millis(ms)),
+            (None, Some(n), None) => TimeControl::Nodes(n),
+            (None, None, Some(tc)) => TimeControl::parse_clock(tc)?,
+            _ => return Err("give one time control: --movetime, --nodes or --tc".to_string()),
+        };
+        if args.games == 0 || !args.games.is_multiple_of(2) {
+            return Err(format!(
+                "--games must be a positive even number (each opening is played twice), got {}",
+                args.games
+            ));
+        }
+        if !(1..=256).contains(&args.concurrency) {
+            return Err(format!(
+                "--concurrency must be between 1 and 256, got {}",
+                args.concurrency
+            ));
+        }
+        let (openings, openings_source) = match (&args.openings, args.random_plies) {
+            (Some(path), _) => {
+                let name = path.display().to_string();
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                let list = openings::parse_openings(&text, &name)?;
+                let source = format!("{} from {name}", list.len());
+                (OpeningBook::List(list), source)
+            }
+            (None, Some(plies)) => {
+                let seed = args.seed.unwrap_or_else(seed_from_clock);
+                let book = OpeningBook::Random { plies, seed };
+                // Fails at once when no such opening can be found.
+                book.opening(0)?;
+                (book, format!("{plies} random plies, seed {seed}"))
+            }
+            (None, None) => (OpeningBook::List(Vec::new()), "startpos".to_string()),
+        };
+        Ok(Plan {
+            specs,
+            games: args.games,
+            openings,
+            openings_source,
+            settings: GameSettings {
+                control,
+                margin: Duration::from_millis(args.timemargin),
+                move_timeout: Duration::from_millis(args.move_timeout),
+                startup_timeout: Duration::from_millis(args.startup_timeout),
+            },
+            concurrency: args.concurrency,
+            sprt,
+            record: args.record.clone(),
+        })
+    }
+
+    /// The game at `index` (from 0): number, pair, opening and colours.
+    fn setup(&self, index: u64) -> Result<GameSetup, String> {
+        let pair = index / 2;
+        Ok(GameSetup {
+            game: index + 1,
+            pair: pair + 1,
+            opening: self.openings.opening(pair)?,
+            x_engine: (index % 2) as usize,
+        })
+    }
+
+    /// The first line of progress: who plays, how long, from where.
+    fn describe(&self) -> String {
+        format!(
+            "match: {} vs {}, {} games, {}, openings: {}, concurrency {}",
+            self.specs[0].name,
+            self.specs[1].name,
+            self.games,
+            self.settings.control,
+            self.openings_source,
+            self.concurrency
+        )
+    }
+}
+
+/// A seed from the clock, for when none is given.
+fn seed_from_clock() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// The record file being written.
+struct RecordFile {
+    name: String,
+    out: BufWriter<File>,
+}
+
+impl RecordFile {
+    /// Creates the file and writes its header and `engines` line.
+    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, String> {
+        let name = path.display().to_string();
+        let file = File::create(path).map_err(|e| format!("cannot create {name}: {e}"))?;
+        let mut record = RecordFile {
+            name,
+            out: BufWriter::new(file),
+        };
+        let header = format!(
+            "{}\n# {}\nengines {} {}",
+            record::HEADER,
+            plan.describe(),
+            plan.specs[0].name,
+            plan.specs[1].name
+        );
+        record.write_line(&header)?;
+        Ok(record)
+    }
+
+    /// Writes a line and flushes it, so the file is complete at any moment.
+    fn write_line(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.out, "{line}")
+            .and_then(|_| self.out.flush())
+            .map_err(|e| format!("cannot write to {}: {e}", self.name))
+    }
+}
+
+/// Progress on standard error: plain lines, or on a terminal an updating
+/// status line below the lines that stay.
+struct Progress {
+    terminal: bool,
+    status_shown: bool,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        Progress {
+            terminal: io::stderr().is_terminal() && !dumb,
+            status_shown: false,
+        }
+    }
+
+    /// A line that stays.
+    fn line(&mut self, text: &str) {
+        let mut err = io::stderr().lock();
+        if self.status_shown {
+            let _ = write!(err, "\r\x1b[K");
+            self.status_shown = false;
+        }
+        let _ = writeln!(err, "{text}");
+    }
+
+    /// A finished game (`text`) and the score so far (`status`): one line
+    /// when piped; on a terminal the status line, `played/total` first,
+    /// with faults on a line of their own above it.
+    fn game(&mut self, text: &str, status: &str, fault: bool, played: u64, total: u64) {
+        if !self.terminal {
+            self.line(&format!("{text}; {status}"));
+            return;
+        }
+        if fault {
+            self.line(text);
+        }
+        let _ = write!(
+            io::stderr().lock(),
+            "\r\x1b[K{played}/{total} games: {status}"
+        );
+        self.status_shown = true;
+    }
+
+    /// Ends the status line.
+    fn finish(&mut self) {
+        if self.status_shown {
+            let _ = writeln!(io::stderr().lock());
+            self.status_shown = false;
+        }
+    }
+}
+
+/// The progress text of a finished game, e.g.
+/// `game 3/100: base-new 1-0 (x has three boards in a line)`.
+fn game_text(game: &GameRecord, total: u64) -> String {
+    format!(
+        "game {}/{total}: {}-{} {} ({})",
+        game.game, game.x, game.o, game.outcome, game.reason
+    )
+}
+
+/// Why the match ended early, if it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// The first Ctrl-C: no new games.
+    Interrupted,
+    /// The second Ctrl-C: running games aborted.
+    Aborted,
+    /// The SPRT decided.
+    Sprt,
+    /// An error: the record could not be written, or no opening made.
+    Failed,
+}
+
+/// The flags the main thread sets and the workers read.
+#[derive(Default)]
+struct Flags {
+    /// Start no new games.
+    stop_starting: AtomicBool,
+    /// Abort the running games.
+    abort: AtomicBool,
+}
+
+impl Flags {
+    /// Stops starting games, and with `abort` also aborts the running ones.
+    fn stop(&self, abort: bool) {
+        self.stop_starting.store(true, Ordering::SeqCst);
+        if abort {
+            self.abort.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn aborted(&self) -> bool {
+        self.abort.load(Ordering::SeqCst)
+    }
+}
+
+/// What the main thread keeps while the match runs.
+struct Referee<'a> {
+    plan: &'a Plan,
+    flags: &'a Flags,
+    tally: Tally,
+    record: Option<RecordFile>,
+    progress: Progress,
+    stop: Option<Stop>,
+    error: Option<String>,
+    seen_interrupts: usize,
+}
+
+impl Referee<'_> {
+    /// Ends the match early for `why`; `abort` also aborts running games.
+    fn stop(&mut self, why: Stop, abort: bool) {
+        if self.stop.is_none() || why == Stop::Aborted || why == Stop::Failed {
+            self.stop = Some(why);
+        }
+        self.flags.stop(abort);
+    }
+
+    /// Stops the match on an error, which `run` returns at the end.
+    fn fail(&mut self, error: String) {
+        self.progress
+            .line(&format!("error: {error}; stopping the match"));
+        self.error.get_or_insert(error);
+        self.stop(Stop::Failed, true);
+    }
+
+    /// Counts, records and shows a finished game, and runs the SPRT.
+    fn game_over(&mut self, game: GameRecord) {
+        if self.flags.aborted() {
+            return; // finished as the match was aborted: not counted
+        }
+        if let Err(e) = self.tally.add(&game) {
+            return self.fail(e);
+        }
+        if let Some(file) = self.record.as_mut()
+            && let Err(e) = file.write_line(&game.to_string())
+        {
+            self.fail(e);
+        }
+        let fault = game.termination != record::Termination::Normal;
+        let text = game_text(&game, self.plan.games);
+        let (played, total) = (self.tally.games(), self.plan.games);
+        self.progress
+            .game(&text, &self.tally.progress(), fault, played, total);
+        if let Some(sprt) = &self.plan.sprt
+            && sprt.state(&self.tally.penta).decision() != SprtDecision::Continue
+        {
+            self.stop(Stop::Sprt, true);
+        }
+    }
+
+    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts.
+    fn check_interrupts(&mut self) {
+        let interrupts = signal::interrupts();
+        if interrupts <= self.seen_interrupts || self.flags.aborted() {
+            return;
+        }
+        self.seen_interrupts = interrupts;
+        if interrupts == 1 {
+            self.progress.line(
+                "Ctrl-C: no new games; finishing the running ones (Ctrl-C again to abort them)",
+            );
+            self.stop(Stop::Interrupted, false);
+        } else {
+            self.progress.line("Ctrl-C: aborting the running games");
+            self.stop(Stop::Aborted, true);
+        }
+    }
+
+    /// How the match ended, in words.
+    fn ending(&self) -> String {
+        match self.stop {
+            None => format!("all {} games played", self.plan.games),
+            Some(Stop::Sprt) => "the SPRT decided".to_string(),
+            Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
+            Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
+            Some(Stop::Failed) => "stopped by an error".to_string(),
+        }
+    }
+}
+
+/// Plays the match of `plan` and prints its summary.
+fn run_match(plan: &Plan) -> Result<(), String> {
+    let started = Instant::now();
+    let flags = Flags::default();
+    for spec in &plan.specs {
+        Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
+            .map_err(|e| format!("engine {} ({}): {e}", spec.name, spec.program))?
+            .quit();
+    }
+    let record = match &plan.record {
+        Some(path) => Some(RecordFile::create(path, plan)?),
+        None => None,
+    };
+    signal::install();
+    let mut referee = Referee {
+        plan,
+        flags: &flags,
+        tally: Tally::new([plan.specs[0].name.clone(), plan.specs[1].name.clone()]),
+        record,
+        progress: Progress::new(),
+        stop: None,
+        error: None,
+        seen_interrupts: 0,
+    };
+    referee.progress.line(&plan.describe());
+
+    let next_game = AtomicU64::new(0);
+    let (sender, results) = mpsc::channel();
+    thread::scope(|scope| {
+        for _ in 0..plan.concurrency {
+            let sender = sender.clone();
+            let (next_game, flags) = (&next_game, &flags);
+            scope.spawn(move || worker(plan, next_game, flags, sender));
+        }
+        drop(sender);
+        loop {
+            match results.recv_timeout(Duration::from_millis(100)) {
+                Ok(Ok(game)) => referee.game_over(game),
+                Ok(Err(error)) => referee.fail(error),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            referee.check_interrupts();
+        }
+    });
+    referee.progress.finish();
+
+    let mut out = io::stdout().lock();
+    write!(out, "{}", referee.tally.summary(plan.sprt.as_ref()))
+        .and_then(|_| writeln!(out, "{:<12}{}", "end", referee.ending()))
+        .and_then(|_| {
+            let seconds = started.elapsed().as_secs_f64();
+            writeln!(out, "{:<12}{seconds:.1} s", "time")
+        })
+        .and_then(|_| out.flush())
+        .map_err(|e| e.to_string())?;
+    match referee.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// One thread of the match: takes the next game until there are none or
+/// the match stops, and sends each finished game (or an error) to
+/// `results`.
+fn worker(
+    plan: &Plan,
+    next_game: &AtomicU64,
+    flags: &Flags,
+    results: mpsc::Sender<Result<GameRecord, String>>,
+) {
+    let mut slots: [Option<Engine>; 2] = [None, None];
+    while !flags.stop_starting.load(Ordering::SeqCst) {
+        let index = next_game.fetch_add(1, Ordering::SeqCst);
+        if index >= plan.games {
+            break;
+        }
+        let setup = match plan.setup(index) {
+            Ok(setup) => setup,
+            Err(e) => {
+                let _ = results.send(Err(e));
+                break;
+            }
+        };
+        let Some(game) = game::play_game(
+            &mut slots,
+            &plan.specs,
+            &plan.settings,
+            &setup,
+            &flags.abort,
+        ) else {
+            break; // aborted
+        };
+        if results.send(Ok(game)).is_err() {
+            break;
+        }
+    }
+    if !flags.aborted() {
+        for engine in slots.into_iter().flatten() {
+            engine.quit();
+        }
+    }
+    // Otherwise the engines are dropped, which kills them.
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> MatchArgs {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: MatchArgs,
+        }
+        let mut argv = vec!["match", "--engine", "cmd=a name=one", "--engine", "cmd=b"];
+        argv.extend_from_slice(extra);
+        Cli::try_parse_from(argv).unwrap().args
+    }
+
+    #[test]
+    fn plans_a_match() {
+        let plan = Plan::new(&args(&["--nodes", "100", "--games", "4"]), None).unwrap();
+        assert_eq!(plan.specs[0].name, "one");
+        assert_eq!(plan.specs[1].name, "b");
+        assert_eq!(plan.settings.control, TimeControl::Nodes(100));
+        assert_eq!(
+            plan.describe(),
+            "match: one vs b, 4 games, nodes 100, openings: startpos, concurrency 1"
+        );
+        let setups: Vec<(u64, u64, usize)> = (0..4)
+            .map(|i| plan.setup(i).unwrap())
+            .map(|s| (s.game, s.pair, s.x_engine))
+            .collect();
+        assert_eq!(setups, [(1, 1, 0), (2, 1, 1), (3, 2, 0), (4, 2, 1)]);
+    }
+
+    #[test]
+    fn pairs_share_random_openings() {
+        let extra = [
+            "--tc",
+            "1+0.01",
+            "--random-plies",
+            "6",
+            "--seed",
+            "9",
+            "--games",
+            "6",
+        ];
+        let plan = Plan::new(&args(&extra), None).unwrap();
+        assert!(
+            plan.describe()
+                .contains("tc 1+0.01 s, openings: 6 random plies, seed 9")
+        );
+        let opening = |i| plan.setup(i).unwrap().opening;
+        assert_eq!(opening(2), opening(3));
+        assert_ne!(opening(1), opening(2));
+    }
+
+    #[test]
+    fn refuses_bad_plans() {
+        let check = |extra: &[&str], expected: &str| {
+            let err = Plan::new(&args(extra), None).unwrap_err();
+            assert!(err.contains(expected), "{extra:?}: {err}");
+        };
+        check(&[], "give one time control");
+        check(&["--nodes", "0"], "--nodes must be at least 1");
+        check(&["--movetime", "0"], "--movetime must be at least 1");
+        check(
+            &["--nodes", "5", "--games", "3"],
+            "--games must be a positive even number",
+        );
+        check(
+            &["--nodes", "5", "--games", "0"],
+            "--games must be a positive even number",
+        );
+        check(
+            &["--nodes", "5", "--concurrency", "0"],
+            "--concurrency must be between",
+        );
+        check(&["--tc", "x"], "--tc x");
+        check(
+            &["--nodes", "5", "--openings", "/nonexistent/book"],
+            "cannot read /nonexistent/book",
+        );
+        let mut one = args(&["--nodes", "5"]);
+        one.engines.pop();
+        let err = Plan::new(&one, None).unwrap_err();
+        assert!(
+            err.contains("exactly two engines with --engine (got 1)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn cycles_through_file_openings() {
+        let dir = std::env::temp_dir().join(format!("ultimo-openings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("book.txt");
+        std::fs::write(&path, "# two openings\ne5\ne5 e4\n").unwrap();
+        let path_text = path.to_str().unwrap();
+        let plan = Plan::new(
+            &args(&["--nodes", "5", "--games", "6", "--openings", path_text]),
+            None,
+        )
+        .unwrap();
+        let shown: Vec<String> = (0..6)
+            .map(|i| plan.setup(i).unwrap().opening.to_string())
+            .collect();
+        assert_eq!(shown, ["e5", "e5", "e5 e4", "e5 e4", "e5", "e5"]);
+        std::fs::write(&path, "e5\nbad line\n").unwrap();
+        let err = Plan::new(&args(&["--nodes", "5", "--openings", path_text]), None).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "{path_text}:2: bad moves 'bad line': 'bad' is not a cell (expected a file a-i and a rank 1-9, like e5)"
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn game_texts() {
+        let game = GameRecord {
+            game: 3,
+            pair: 2,
+            x: "base".into(),
+            o: "new".into(),
+            opening: openings::Opening::Moves(vec![]),
+            moves: vec![],
+            outcome: record::Outcome::OWins,
+            termination: record::Termination::Timeout,
+            reason: "x (base) lost on time: no move within 150 ms".into(),
+        };
+        assert_eq!(
+            game_text(&game, 10),
+            "game 3/10: base-new 0-1 (x (base) lost on time: no move within 150 ms)"
+        );
+    }
+
+    #[test]
+    fn replays_a_record() {
+        let dir = std::env::temp_dir().join(format!("ultimo-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.txt");
+        let text = "engines a b\n\
+            game 1; pair 1; x a; o b; opening startpos; moves e5; result 0-1; end crash; reason x\n";
+        std::fs::write(&path, text).unwrap();
+        let mut out = Vec::new();
+        replay(&path, None, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("games       1: W 0 D 0 L 1"), "{out}");
+        assert!(out.contains("faults      a 1 (1 crash), b none"), "{out}");
+        assert!(
+            out.ends_with("games.txt: 1 games, every move legal\n"),
+            "{out}"
+        );
+        std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
+        let err = replay(&path, None, &mut Vec::new()).unwrap_err();
+        assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

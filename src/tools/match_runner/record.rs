@@ -1,0 +1,666 @@
+//! The match record: every game as one line of plain text, written while the
+//! match runs and read back by `ultimo match --replay`.
+//!
+//! ```text
+//! # ultimo match record 1
+//! engines base new
+//! game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 f8; result 1-0; end normal; reason x has three boards in a line
+//! ```
+//!
+//! Lines starting with `#` and blank lines are comments. One `engines` line
+//! names the first and the second engine (the statistics are the first
+//! engine's) and comes before the games. Each `game` line has these fields,
+//! separated by `;`, each a key and its value:
+//!
+//! - `game N`: the game's number, from 1; `pair P`: its pair (the two games
+//!   of a pair start from the same opening with colours swapped).
+//! - `x NAME`, `o NAME`: the engines playing `x` (first) and `o`.
+//! - `opening O`: `startpos`, moves from the empty board, or a FEN.
+//! - `moves M...`: the moves played from the opening (may be empty).
+//! - `result R`: `1-0` (x won), `0-1` (o won) or `1/2-1/2`.
+//! - `end E`: `normal` (the rules ended the game), or the fault the loser
+//!   committed: `illegal` (an illegal or unreadable move), `timeout` (too
+//!   slow, or silent), `crash` (exited, or could not be started).
+//! - `reason TEXT`: the same in words.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::rules::{Move, Player, Position, Status};
+use crate::tools::match_runner::openings::Opening;
+use crate::tools::stats::GameResult;
+
+/// The first line of every record file.
+pub const HEADER: &str = "# ultimo match record 1";
+
+/// The result of a game, as its players see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `x` won: `1-0`.
+    XWins,
+    /// `o` won: `0-1`.
+    OWins,
+    /// Drawn: `1/2-1/2`.
+    Draw,
+}
+
+impl Outcome {
+    /// The win for `player`.
+    pub fn win_for(player: Player) -> Outcome {
+        match player {
+            Player::X => Outcome::XWins,
+            Player::O => Outcome::OWins,
+        }
+    }
+
+    /// The outcome of a finished game's status (`None` while it goes on).
+    pub fn from_status(status: Status) -> Option<Outcome> {
+        match status {
+            Status::Ongoing => None,
+            Status::Won(p) => Some(Outcome::win_for(p)),
+            Status::Drawn => Some(Outcome::Draw),
+        }
+    }
+
+    /// The result for the engine that played `player`.
+    pub fn for_player(self, player: Player) -> GameResult {
+        match (self, player) {
+            (Outcome::Draw, _) => GameResult::Draw,
+            (Outcome::XWins, Player::X) | (Outcome::OWins, Player::O) => GameResult::Win,
+            _ => GameResult::Loss,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::XWins => "1-0",
+            Outcome::OWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        })
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Outcome, String> {
+        match s {
+            "1-0" => Ok(Outcome::XWins),
+            "0-1" => Ok(Outcome::OWins),
+            "1/2-1/2" => Ok(Outcome::Draw),
+            _ => Err(format!("result '{s}' is not 1-0, 0-1 or 1/2-1/2")),
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Termination {
+    /// The rules ended it: a line of three boards, or every board closed.
+    Normal,
+    /// The loser sent an illegal or unreadable move.
+    Illegal,
+    /// The loser was too slow, or did not answer.
+    Timeout,
+    /// The loser's process exited, broke its pipe, or could not start.
+    Crash,
+}
+
+impl Termination {
+    /// Every termination, in the order the summary lists them.
+    pub const ALL: [Termination; 4] = [
+        Termination::Normal,
+        Termination::Illegal,
+        Termination::Timeout,
+        Termination::Crash,
+    ];
+
+    /// The word in the record.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Illegal => "illegal",
+            Termination::Timeout => "timeout",
+            Termination::Crash => "crash",
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Termination {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Termination, String> {
+        Termination::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("end '{s}' is not normal, illegal, timeout or crash"))
+    }
+}
+
+/// One game of a match, as recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The game's number, from 1.
+    pub game: u64,
+    /// The pair's number, from 1.
+    pub pair: u64,
+    /// The engine that played `x`.
+    pub x: String,
+    /// The engine that played `o`.
+    pub o: String,
+    /// Where the game started.
+    pub opening: Opening,
+    /// The moves played from the opening.
+    pub moves: Vec<Move>,
+    /// The result.
+    pub outcome: Outcome,
+    /// How it ended.
+    pub termination: Termination,
+    /// How it ended, in words (no `;` and no line breaks).
+    pub reason: String,
+}
+
+impl GameRecord {
+    /// The name of the engine that played `player`.
+    pub fn engine(&self, player: Player) -> &str {
+        match player {
+            Player::X => &self.x,
+            Player::O => &self.o,
+        }
+    }
+
+    /// The loser, if the game was decisive.
+    pub fn loser(&self) -> Option<Player> {
+        match self.outcome {
+            Outcome::XWins => Some(Player::O),
+            Outcome::OWins => Some(Player::X),
+            Outcome::Draw => None,
+        }
+    }
+
+    /// The result for the engine called `name`, or `None` if it did not play.
+    pub fn result_for(&self, name: &str) -> Option<GameResult> {
+        [Player::X, Player::O]
+            .into_iter()
+            .find(|&p| self.engine(p) == name)
+            .map(|p| self.outcome.for_player(p))
+    }
+
+    /// Checks the game with the rules: the moves must be legal from the
+    /// opening; a `normal` end must be where the rules end the game, with
+    /// the rules' result; a fault must come before the end and lose the game.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut pos: Position = self.opening.position();
+        for (i, &m) in self.moves.iter().enumerate() {
+            pos.try_play(m)
+                .map_err(|e| format!("move {} ({m}) is illegal: {e}", i + 1))?;
+        }
+        match self.termination {
+            Termination::Normal => match Outcome::from_status(pos.status()) {
+                None => Err("the game ended normally but is not over".to_string()),
+                Some(o) if o != self.outcome => Err(format!(
+                    "the result is {} but the rules give {o}",
+                    self.outcome
+                )),
+                Some(_) => Ok(()),
+            },
+            fault => {
+                if pos.is_over() {
+                    Err(format!("the game is over, yet it ended by {fault}"))
+                } else if self.outcome == Outcome::Draw {
+                    Err(format!("a game ended by {fault} cannot be a draw"))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+/// Makes engine text safe for a record field: no `;`, no control characters,
+/// at most `max` characters.
+pub fn sanitize(text: &str, max: usize) -> String {
+    text.chars()
+        .take(max)
+        .map(|c| if c == ';' || c.is_control() { '?' } else { c })
+        .collect()
+}
+
+impl fmt::Display for GameRecord {
+    /// The game's line in the record (without the line break).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let moves: Vec<String> = self.moves.iter().map(Move::to_string).collect();
+        write!(
+            f,
+            "game {}; pair {}; x {}; o {}; opening {}; moves {}; result {}; end {}; reason {}",
+            self.game,
+            self.pair,
+            self.x,
+            self.o,
+            self.opening,
+            moves.join(" "),
+            self.outcome,
+            self.termination,
+            self.reason
+        )
+    }
+}
+
+/// The field names of a game line, in order.
+const FIELDS: [&str; 9] = [
+    "game", "pair", "x", "o", "opening", "moves", "result", "end", "reason",
+];
+
+impl FromStr for GameRecord {
+    type Err = String;
+
+    /// Reads a game line; the error says which field is wrong.
+    fn from_str(line: &str) -> Result<GameRecord, String> {
+        let parts: Vec<&str> = line.split(';').collect();
+        if parts.len() != FIELDS.len() {
+            return Err(format!(
+                "expected {} fields separated by ';' ({}), found {}",
+                FIELDS.len(),
+                FIELDS.join(", "),
+                parts.len()
+            ));
+        }
+        let mut values = [""; 9];
+        for (i, (part, key)) in parts.iter().zip(FIELDS).enumerate() {
+            let part = part.trim();
+            let (found, value) = part.split_once(' ').unwrap_or((part, ""));
+            if found != key {
+                return Err(format!(
+                    "field {} should be '{key}', found '{found}'",
+                    i + 1
+                ));
+            }
+            values[i] = value.trim();
+        }
+        let [game, pair, x, o, opening, moves, result, end, reason] = values;
+        let number = |key: &str, text: &str| -> Result<u64, String> {
+            match text.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("{key} '{text}' is not a positive number")),
+            }
+        };
+        let name = |key: &str, text: &str| -> Result<String, String> {
+            if text.is_empty() || text.contains(char::is_whitespace) {
+                Err(format!("{key} '{text}' is not an engine name (one word)"))
+            } else {
+                Ok(text.to_string())
+            }
+        };
+        let moves = moves
+            .split_whitespace()
+            .map(|m| m.parse::<Move>().map_err(|e| format!("moves: {e}")))
+            .collect::<Result<Vec<Move>, String>>()?;
+        Ok(GameRecord {
+            game: number("game", game)?,
+            pair: number("pair", pair)?,
+            x: name("x", x)?,
+            o: name("o", o)?,
+            opening: Opening::parse(opening).map_err(|e| format!("opening: {e}"))?,
+            moves,
+            outcome: result.parse()?,
+            termination: end.parse()?,
+            reason: reason.to_string(),
+        })
+    }
+}
+
+/// A record file read back: the two engines and the games.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The first and the second engine.
+    pub engines: [String; 2],
+    /// The games in the order they were written.
+    pub games: Vec<GameRecord>,
+}
+
+impl Record {
+    /// Reads a record file's text and checks every game with the rules and
+    /// against the others (known engines, colours swapped within a pair,
+    /// one opening per pair, no number twice). An error names `file` and
+    /// the line.
+    pub fn parse(text: &str, file: &str) -> Result<Record, String> {
+        let mut engines: Option<[String; 2]> = None;
+        let mut games: Vec<GameRecord> = Vec::new();
+        let mut seen_games: HashMap<u64, usize> = HashMap::new();
+        let mut pairs: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let at = |e: String| format!("{file}:{}: {e}", i + 1);
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+            match kind {
+                "engines" => {
+                    if engines.is_some() {
+                        return Err(at("a second 'engines' line".to_string()));
+                    }
+                    let names: Vec<&str> = rest.split_whitespace().collect();
+                    match names[..] {
+                        [a, b] if a != b => engines = Some([a.to_string(), b.to_string()]),
+                        _ => {
+                            return Err(at(format!(
+                                "'engines' needs two different names, found '{rest}'"
+                            )));
+                        }
+                    }
+                }
+                "game" => {
+                    let Some(names) = &engines else {
+                        return Err(at("a game before the 'engines' line".to_string()));
+                    };
+                    let game: GameRecord = line.parse().map_err(at)?;
+                    game.validate()
+                        .map_err(|e| at(format!("game {}: {e}", game.game)))?;
+                    let pair = pairs.entry(game.pair).or_default();
+                    let partners: Vec<&GameRecord> = pair.iter().map(|&k| &games[k]).collect();
+                    check_against(&game, names, &partners, &seen_games).map_err(at)?;
+                    seen_games.insert(game.game, i + 1);
+                    pair.push(games.len());
+                    games.push(game);
+                }
+                _ => {
+                    return Err(at(format!(
+                        "expected an 'engines' or a 'game' line, found '{kind}'"
+                    )));
+                }
+            }
+        }
+        let engines = engines.ok_or_else(|| format!("{file}: no 'engines' line"))?;
+        Ok(Record { engines, games })
+    }
+}
+
+/// Checks a new game against the engines, the games of its pair read before
+/// it, and the game numbers seen so far (with their lines).
+fn check_against(
+    game: &GameRecord,
+    engines: &[String; 2],
+    partners: &[&GameRecord],
+    seen_games: &HashMap<u64, usize>,
+) -> Result<(), String> {
+    let n = game.game;
+    if let Some(line) = seen_games.get(&n) {
+        return Err(format!("game {n} again (first on line {line})"));
+    }
+    let players = [game.x.as_str(), game.o.as_str()];
+    let forward = players == [engines[0].as_str(), engines[1].as_str()];
+    let swapped = players == [engines[1].as_str(), engines[0].as_str()];
+    if !forward && !swapped {
+        return Err(format!(
+            "game {n}: x {} and o {} are not the engines {} and {}",
+            game.x, game.o, engines[0], engines[1]
+        ));
+    }
+    let p = game.pair;
+    if partners.len() >= 2 {
+        return Err(format!("game {n}: pair {p} already has two games"));
+    }
+    if let Some(other) = partners.first() {
+        if other.x == game.x {
+            return Err(format!(
+                "game {n}: {} plays x in both games of pair {p}",
+                game.x
+            ));
+        }
+        if other.opening != game.opening {
+            return Err(format!(
+                "game {n}: pair {p} started from '{}' in game {} but from '{}' here",
+                other.opening, other.game, game.opening
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves(text: &str) -> Vec<Move> {
+        text.split_whitespace()
+            .map(|m| m.parse().unwrap())
+            .collect()
+    }
+
+    /// A game played to its end by random moves.
+    fn finished_game() -> GameRecord {
+        let mut pos = Position::startpos();
+        let mut played = Vec::new();
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+        while let Some(m) = pos.random_move(&mut rng) {
+            pos.play(m);
+            played.push(m);
+        }
+        GameRecord {
+            game: 1,
+            pair: 1,
+            x: "base".into(),
+            o: "new".into(),
+            opening: Opening::Moves(vec![]),
+            moves: played,
+            outcome: Outcome::from_status(pos.status()).unwrap(),
+            termination: Termination::Normal,
+            reason: "the rules".into(),
+        }
+    }
+
+    fn fault_game() -> GameRecord {
+        GameRecord {
+            game: 2,
+            pair: 1,
+            x: "new".into(),
+            o: "base".into(),
+            opening: Opening::Moves(vec![]),
+            moves: moves("e5"),
+            outcome: Outcome::XWins,
+            termination: Termination::Illegal,
+            reason: "o (base) played e5, which is illegal: the cell is already taken".into(),
+        }
+    }
+
+    #[test]
+    fn outcomes() {
+        assert_eq!(Outcome::XWins.for_player(Player::X), GameResult::Win);
+        assert_eq!(Outcome::XWins.for_player(Player::O), GameResult::Loss);
+        assert_eq!(Outcome::OWins.for_player(Player::O), GameResult::Win);
+        assert_eq!(Outcome::Draw.for_player(Player::X), GameResult::Draw);
+        for o in [Outcome::XWins, Outcome::OWins, Outcome::Draw] {
+            assert_eq!(o.to_string().parse(), Ok(o));
+        }
+        assert!("1-1".parse::<Outcome>().is_err());
+        for t in Termination::ALL {
+            assert_eq!(t.to_string().parse(), Ok(t));
+        }
+        assert!("resign".parse::<Termination>().is_err());
+    }
+
+    #[test]
+    fn game_lines_round_trip() {
+        for game in [finished_game(), fault_game()] {
+            let line = game.to_string();
+            assert!(line.starts_with("game "), "{line}");
+            assert_eq!(line.parse::<GameRecord>(), Ok(game.clone()), "{line}");
+            game.validate().unwrap();
+        }
+        let line = fault_game().to_string();
+        assert_eq!(
+            line,
+            "game 2; pair 1; x new; o base; opening startpos; moves e5; result 1-0; \
+             end illegal; reason o (base) played e5, which is illegal: the cell is already taken"
+        );
+        // A game with no moves at all, from a FEN.
+        let mut game = fault_game();
+        game.moves.clear();
+        game.opening = Opening::parse("9/9/9/9/4x4/9/9/9/9 o 1 e5").unwrap();
+        assert_eq!(game.to_string().parse::<GameRecord>(), Ok(game));
+    }
+
+    #[test]
+    fn results_for_each_engine() {
+        let game = fault_game();
+        assert_eq!(game.result_for("new"), Some(GameResult::Win));
+        assert_eq!(game.result_for("base"), Some(GameResult::Loss));
+        assert_eq!(game.result_for("other"), None);
+        assert_eq!(game.loser(), Some(Player::O));
+        assert_eq!(game.engine(Player::O), "base");
+    }
+
+    #[test]
+    fn bad_game_lines() {
+        let good = fault_game().to_string();
+        let cases = [
+            ("", "expected 9 fields"),
+            ("game 1; pair 1", "expected 9 fields"),
+            (
+                &good.replace("pair 1", "pear 1"),
+                "field 2 should be 'pair'",
+            ),
+            (
+                &good.replace("game 2", "game 0"),
+                "game '0' is not a positive",
+            ),
+            (
+                &good.replace("game 2", "game x"),
+                "game 'x' is not a positive",
+            ),
+            (&good.replace("x new", "x "), "x '' is not an engine name"),
+            (
+                &good.replace("moves e5", "moves e0"),
+                "moves: 'e0' is not a cell",
+            ),
+            (
+                &good.replace("opening startpos", "opening e5 e5"),
+                "opening: bad moves",
+            ),
+            (&good.replace("result 1-0", "result 2-0"), "result '2-0'"),
+            (&good.replace("end illegal", "end resign"), "end 'resign'"),
+        ];
+        for (line, expected) in cases {
+            let err = line.parse::<GameRecord>().unwrap_err();
+            assert!(err.contains(expected), "{line}\n{err}");
+        }
+    }
+
+    #[test]
+    fn validation_uses_the_rules() {
+        let mut game = finished_game();
+        game.outcome = match game.outcome {
+            Outcome::Draw => Outcome::XWins,
+            _ => Outcome::Draw,
+        };
+        assert!(game.validate().unwrap_err().contains("the rules give"));
+        let mut game = finished_game();
+        game.moves.pop();
+        assert!(game.validate().unwrap_err().contains("not over"));
+        let mut game = finished_game();
+        game.termination = Termination::Timeout;
+        assert!(game.validate().unwrap_err().contains("the game is over"));
+        let mut game = fault_game();
+        game.outcome = Outcome::Draw;
+        assert!(game.validate().unwrap_err().contains("cannot be a draw"));
+        let mut game = fault_game();
+        game.moves = moves("e5 e5");
+        assert_eq!(
+            game.validate().unwrap_err(),
+            "move 2 (e5) is illegal: the cell is already taken"
+        );
+    }
+
+    fn file(lines: &[String]) -> String {
+        let mut text = format!("{HEADER}\nengines base new\n");
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        text
+    }
+
+    #[test]
+    fn record_files_round_trip() {
+        let games = vec![finished_game(), fault_game()];
+        let lines: Vec<String> = games.iter().map(|g| g.to_string()).collect();
+        let record = Record::parse(&file(&lines), "r.txt").unwrap();
+        assert_eq!(record.engines, ["base".to_string(), "new".to_string()]);
+        assert_eq!(record.games, games);
+    }
+
+    #[test]
+    fn record_file_errors_name_the_line() {
+        let a = finished_game().to_string();
+        let b = fault_game().to_string();
+        let check = |text: &str, expected: &str| {
+            let err = Record::parse(text, "r.txt").unwrap_err();
+            assert!(err.contains(expected), "{text}\n{err}");
+        };
+        check("", "r.txt: no 'engines' line");
+        check(
+            &format!("{a}\n"),
+            "r.txt:1: a game before the 'engines' line",
+        );
+        check(
+            "engines a\n",
+            "r.txt:1: 'engines' needs two different names",
+        );
+        check("engines a a\n", "two different names");
+        check(
+            "engines a b\nengines a b\n",
+            "r.txt:2: a second 'engines' line",
+        );
+        check(
+            "engines a b\nplayer x\n",
+            "r.txt:2: expected an 'engines' or a 'game'",
+        );
+        check(
+            &file(&[a.clone(), a.clone()]),
+            "r.txt:4: game 1 again (first on line 3)",
+        );
+        let twice_x = b.replace(
+            "game 2; pair 1; x new; o base",
+            "game 2; pair 1; x base; o new",
+        );
+        check(
+            &file(&[a.clone(), twice_x]),
+            "base plays x in both games of pair 1",
+        );
+        let stranger = b.replace("x new", "x other");
+        check(
+            &file(&[stranger]),
+            "r.txt:3: game 2: x other and o base are not",
+        );
+        let third = b.replace("game 2", "game 3");
+        check(
+            &file(&[a.clone(), b.clone(), third]),
+            "pair 1 already has two games",
+        );
+        let other_opening = b
+            .replace("opening startpos; moves e5", "opening e5; moves e4")
+            .replace("o (base) played e5", "o (base) played e4");
+        check(
+            &file(&[a.clone(), other_opening]),
+            "pair 1 started from 'startpos'",
+        );
+        let illegal = b.replace("moves e5", "moves e5 e5");
+        check(&file(&[illegal]), "r.txt:3: game 2: move 2 (e5) is illegal");
+    }
+
+    #[test]
+    fn sanitizes_engine_text() {
+        assert_eq!(sanitize("e5;\n\tx", 10), "e5???x");
+        assert_eq!(sanitize("abcdef", 3), "abc");
+    }
+}

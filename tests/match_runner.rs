@@ -1,0 +1,292 @@
+//! `ultimo match` driven through the real binary: a match between two Ultimo
+//! processes, matches against deliberately broken engines
+//! (`tests/engines/broken.sh`), record round trips, and clear errors for
+//! bad input.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
+
+/// Ultimo itself as an engine, small and single-threaded.
+fn ultimo(name: &str) -> String {
+    format!(r#"cmd="{ULTIMO}" name={name} option.Threads=1 option.Hash=16"#)
+}
+
+/// The broken engine misbehaving as `mode` (illegal, garbage, exit, silent).
+fn broken(mode: &str) -> String {
+    format!("cmd=sh arg=tests/engines/broken.sh arg={mode} name={mode}")
+}
+
+/// Runs `ultimo match` with `args` from the package's root.
+fn ultimo_match(args: &[&str]) -> Output {
+    Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ultimo runs")
+}
+
+/// Standard output, after checking that the run succeeded.
+fn success(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        output.status
+    );
+    stdout
+}
+
+/// Standard error of a run that failed with status 2 and no panic.
+fn failure(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// The value of the summary line `key` (`games       4: ...` -> `4: ...`).
+fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.split("  ").next() == Some(key))
+        .map(|l| l[key.len()..].trim())
+        .unwrap_or_else(|| panic!("no '{key}' line in\n{stdout}"))
+}
+
+/// The statistics of a summary: every line but `end`, `time` and `record`.
+fn statistics(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| {
+            !["end ", "time ", "record "]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .collect()
+}
+
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    /// A fresh path named `name` for this test process.
+    fn new(name: &str) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("ultimo-match-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempFile(dir.join(name))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn name(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temporary path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Replays a record file, after checking every line of it is there.
+fn replay(record: &TempFile, extra: &[&str], games: usize) -> String {
+    let text = std::fs::read_to_string(record.path()).expect("record written");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("game ")).count(),
+        games
+    );
+    let mut args = vec!["--replay", record.name()];
+    args.extend_from_slice(extra);
+    success(&ultimo_match(&args))
+}
+
+#[test]
+fn two_ultimo_processes_play_a_match() {
+    let record = TempFile::new("ultimo-vs-ultimo.txt");
+    let (base, new) = (ultimo("base"), ultimo("new"));
+    let out = success(&ultimo_match(&[
+        "--engine",
+        &base,
+        "--engine",
+        &new,
+        "--nodes",
+        "200",
+        "--games",
+        "4",
+        "--random-plies",
+        "4",
+        "--seed",
+        "1",
+        "--record",
+        record.name(),
+    ]));
+    assert!(field(&out, "games").starts_with("4: "), "{out}");
+    assert_eq!(field(&out, "faults"), "base none, new none");
+    assert!(field(&out, "pairs").starts_with("2: "), "{out}");
+    assert_eq!(field(&out, "end"), "all 4 games played");
+    let text = std::fs::read_to_string(record.path()).unwrap();
+    assert!(text.contains("end normal"), "{text}");
+}
+
+#[test]
+fn broken_engines_lose_by_fault_and_the_match_goes_on() {
+    let base = ultimo("base");
+    for (mode, fault) in [
+        ("illegal", "illegal"),
+        ("garbage", "illegal"),
+        ("exit", "crash"),
+        ("silent", "timeout"),
+    ] {
+        let record = TempFile::new(&format!("against-{mode}.txt"));
+        let bad = broken(mode);
+        let out = success(&ultimo_match(&[
+            "--engine",
+            &base,
+            "--engine",
+            &bad,
+            "--nodes",
+            "50",
+            "--games",
+            "4",
+            "--move-timeout",
+            "300",
+            "--record",
+            record.name(),
+        ]));
+        assert_eq!(field(&out, "games"), "4: W 4 D 0 L 0", "{mode}");
+        assert_eq!(
+            field(&out, "faults"),
+            format!("base none, {mode} 4 (4 {fault})"),
+            "{mode}"
+        );
+        assert_eq!(field(&out, "end"), "all 4 games played");
+        replay(&record, &[], 4);
+    }
+}
+
+#[test]
+fn broken_engines_against_each_other() {
+    // `illegal` plays e5, legal as x's first move; `exit` exits when asked
+    // to move. Every game ends by a fault, and the match still finishes.
+    let record = TempFile::new("illegal-vs-exit.txt");
+    let (illegal, exit) = (broken("illegal"), broken("exit"));
+    let output = ultimo_match(&[
+        "--engine",
+        &illegal,
+        "--engine",
+        &exit,
+        "--movetime",
+        "100",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+        "--record",
+        record.name(),
+    ]);
+    let out = success(&output);
+    assert_eq!(field(&out, "games"), "4: W 4 D 0 L 0", "{out}");
+    assert_eq!(field(&out, "faults"), "illegal none, exit 4 (4 crash)");
+    assert_eq!(field(&out, "pairs"), "2: LL 0 LD 0 DD/WL 0 WD 0 WW 2");
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        progress.lines().filter(|l| l.starts_with("game ")).count(),
+        4
+    );
+    assert!(
+        progress.contains("(o (exit) failed to move: the engine closed its output"),
+        "{progress}"
+    );
+    let replayed = replay(&record, &[], 4);
+    assert_eq!(statistics(&replayed), statistics(&out));
+}
+
+#[test]
+fn record_round_trip_gives_the_same_summary() {
+    let record = TempFile::new("round-trip.txt");
+    let (base, new) = (ultimo("base"), ultimo("new"));
+    let sprt = ["--sprt", "-5", "5", "0.05", "0.05"];
+    let mut args = vec![
+        "--engine",
+        &base,
+        "--engine",
+        &new,
+        "--nodes",
+        "100",
+        "--games",
+        "6",
+        "--random-plies",
+        "6",
+        "--seed",
+        "7",
+        "--concurrency",
+        "2",
+        "--record",
+        record.name(),
+    ];
+    args.extend_from_slice(&sprt);
+    let live = success(&ultimo_match(&args));
+    let replayed = replay(&record, &sprt, 6);
+    assert_eq!(statistics(&replayed), statistics(&live));
+    assert!(field(&live, "sprt").starts_with("nElo [-5, 5]"), "{live}");
+    assert!(field(&replayed, "record").ends_with(": 6 games, every move legal"));
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let (a, b) = (broken("illegal"), broken("exit"));
+    let err = failure(&ultimo_match(&[
+        "--engine", &a, "--engine", &b, "--nodes", "5", "--games", "3",
+    ]));
+    assert!(
+        err.contains("error: --games must be a positive even number"),
+        "{err}"
+    );
+    let err = failure(&ultimo_match(&["--engine", &a, "--engine", &b]));
+    assert!(err.contains("error: give one time control"), "{err}");
+    let err = failure(&ultimo_match(&["--engine", &a, "--nodes", "5"]));
+    assert!(err.contains("error: give exactly two engines"), "{err}");
+    let missing = "cmd=/nonexistent/engine name=ghost";
+    let err = failure(&ultimo_match(&[
+        "--engine", &a, "--engine", missing, "--nodes", "5",
+    ]));
+    assert!(
+        err.contains("error: engine ghost (/nonexistent/engine): cannot start"),
+        "{err}"
+    );
+
+    let book = TempFile::new("book.txt");
+    std::fs::write(book.path(), "# book\ne5 e4\n\ne5 j9\n").unwrap();
+    let book_name = book.name();
+    let err = failure(&ultimo_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--nodes",
+        "5",
+        "--openings",
+        book_name,
+    ]));
+    assert!(
+        err.contains(&format!("error: {book_name}:4: bad moves 'e5 j9'")),
+        "{err}"
+    );
+
+    let record = TempFile::new("broken-record.txt");
+    std::fs::write(record.path(), "engines a b\ngame 1; pair 1; x a; o b\n").unwrap();
+    let record_name = record.name();
+    let err = failure(&ultimo_match(&["--replay", record_name]));
+    assert!(
+        err.contains(&format!("error: {record_name}:2: expected 9 fields")),
+        "{err}"
+    );
+}
