@@ -1,13 +1,15 @@
 //! The `ultimo` command line: the protocol loop with no arguments, tools as
 //! subcommands.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use ultimo::tools;
+use ultimo::rules::Player;
+use ultimo::search::{Limits, Options};
+use ultimo::tools::{self, board::Style};
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
@@ -22,6 +24,76 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Analyse a position: the best moves with their chances and lines
+    ///
+    /// Prints the board, then a table of the best moves with visits,
+    /// win/draw/loss chances, score, proven results and principal
+    /// variations. On a terminal the table updates while the engine thinks.
+    Analyze {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Thinking time in seconds (default 3 when --nodes is not given)
+        #[arg(long, value_parser = seconds)]
+        time: Option<Duration>,
+        /// Iterations to search
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        /// Moves shown in the table
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
+        multipv: u16,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Play a game against the engine in the terminal
+    ///
+    /// Type moves like e5; also undo, hint, board, help and quit. Works
+    /// through a pipe too (one command per line, no colours).
+    Play {
+        /// The side you play: x moves first
+        #[arg(long, default_value = "x", value_parser = side)]
+        side: Player,
+        /// The engine's thinking time per move, in seconds (default 1 when
+        /// --nodes is not given)
+        #[arg(long, value_parser = seconds)]
+        time: Option<Duration>,
+        /// The engine's iterations per move (a fixed, repeatable strength)
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        #[command(flatten)]
+        position: PositionArgs,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Play a match between two engines, or summarize a recorded one
+    ///
+    /// Referees every move with Ultimo's rules and reports the first
+    /// engine's score, Elo, LOS and an optional SPRT.
+    Match(tools::match_runner::MatchArgs),
+    /// Search a fixed set of positions and report the speed
+    ///
+    /// Each of the compiled-in positions (opening, middle game, free-choice
+    /// and near-end positions) is searched with the same node budget from a
+    /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
+    /// the node count is a checksum of the search's behaviour.
+    Bench {
+        /// Search threads
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+    },
+    /// Count the leaves of the move tree (checks the rules, measures speed)
+    ///
+    /// Prints one line per root move with --divide, then the time and
+    /// leaves per second, and last `total <leaves>`.
+    Perft {
+        /// Plies to look ahead (0-81)
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
+        depth: u32,
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Print the count below each legal move
+        #[arg(long)]
+        divide: bool,
+    },
     /// Play on CodinGame: its turn loop on stdin/stdout
     ///
     /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
@@ -48,43 +120,20 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
     },
-    /// Search a fixed set of positions and report the speed
-    ///
-    /// Each of the compiled-in positions (opening, middle game, free-choice
-    /// and near-end positions) is searched with the same node budget from a
-    /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
-    /// the node count is a checksum of the search's behaviour.
-    Bench {
-        /// Search threads
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
-    },
-    /// Count the leaves of the move tree (checks the rules, measures speed)
-    ///
-    /// Prints one line per root move with --divide, then the time and
-    /// leaves per second, and last `total <leaves>`.
-    Perft {
-        /// Plies to look ahead (0-81)
-        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
-        depth: u32,
-        /// Start from this position instead of the empty board
-        #[arg(long)]
-        fen: Option<String>,
-        /// Moves to play first (e.g. --moves e5 e4)
-        #[arg(long, num_args = 1.., allow_hyphen_values = false)]
-        moves: Vec<String>,
-        /// Print the count below each legal move
-        #[arg(long)]
-        divide: bool,
-    },
-    /// Play a match between two engines, or summarize a recorded one
-    ///
-    /// Referees every move with Ultimo's rules and reports the first
-    /// engine's score, Elo, LOS and an optional SPRT.
-    Match(tools::match_runner::MatchArgs),
 }
 
-/// Search settings shared by the bot-arena loops.
+/// A starting position: a FEN and moves played from it.
+#[derive(clap::Args)]
+struct PositionArgs {
+    /// Start from this position (FEN) instead of the empty board
+    #[arg(long)]
+    fen: Option<String>,
+    /// Moves to play first, e.g. --moves e5 e4
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
+}
+
+/// Search settings.
 #[derive(clap::Args)]
 struct SearchArgs {
     /// Search threads
@@ -93,15 +142,47 @@ struct SearchArgs {
     /// Memory for the search trees, in MiB
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
     hash: u32,
+    /// Seed of the search's random generators
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 impl SearchArgs {
-    fn options(&self) -> ultimo::search::Options {
-        ultimo::search::Options {
+    fn options(&self) -> Options {
+        Options {
             threads: self.threads as usize,
             hash_mb: self.hash as usize,
-            ..ultimo::search::Options::default()
+            seed: self.seed,
+            ..Options::default()
         }
+    }
+}
+
+/// A positive number of seconds, at most a day.
+fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+/// `x` or `o`.
+fn side(text: &str) -> Result<Player, String> {
+    match text {
+        "x" | "X" => Ok(Player::X),
+        "o" | "O" => Ok(Player::O),
+        _ => Err(format!("'{text}' is not a side (x or o)")),
+    }
+}
+
+/// Limits from optional time and nodes, with a default time.
+fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limits {
+    Limits {
+        movetime: time.or(if nodes.is_none() { Some(default) } else { None }),
+        nodes,
+        ..Limits::default()
     }
 }
 
@@ -109,6 +190,64 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => ultimo::protocol::run_stdio(),
+        Some(Command::Analyze {
+            position,
+            time,
+            nodes,
+            multipv,
+            search,
+        }) => tools::position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
+            let live = io::stdout().is_terminal();
+            let settings = tools::analyze::Settings {
+                pos,
+                limits: limits(time, nodes, tools::analyze::DEFAULT_TIME),
+                multipv: multipv as usize,
+                options: Options {
+                    move_overhead: Duration::ZERO,
+                    ..search.options()
+                },
+                live,
+                style: Style::for_terminal(live),
+            };
+            tools::analyze::run(&settings, &mut io::stdout()).map(|_| ())
+        }),
+        Some(Command::Play {
+            side,
+            time,
+            nodes,
+            position,
+            search,
+        }) => tools::position_from(position.fen.as_deref(), &position.moves).and_then(|start| {
+            let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
+            let settings = tools::play::Settings {
+                human: side,
+                start,
+                limits: limits(time, nodes, Duration::from_secs(1)),
+                hint_limits: limits(None, None, Duration::from_millis(500)),
+                options: Options {
+                    move_overhead: Duration::ZERO,
+                    ..search.options()
+                },
+                style: Style::for_terminal(io::stdout().is_terminal()),
+                prompt: interactive,
+            };
+            tools::play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
+        }),
+        Some(Command::Match(args)) => tools::match_runner::run(&args),
+        Some(Command::Bench { threads }) => {
+            let mut out = io::stdout().lock();
+            tools::bench::run(threads as usize, &mut out).map(|_| ())
+        }
+        Some(Command::Perft {
+            depth,
+            position,
+            divide,
+        }) => tools::position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
+            let mut out = io::stdout().lock();
+            tools::perft::run(&pos, depth, divide, &mut out)
+                .and_then(|_| out.flush())
+                .map_err(|e| e.to_string())
+        }),
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -132,22 +271,6 @@ fn main() -> ExitCode {
             &mut io::stdout().lock(),
             &mut io::stderr(),
         ),
-        Some(Command::Bench { threads }) => {
-            let mut out = io::stdout().lock();
-            tools::bench::run(threads as usize, &mut out).map(|_| ())
-        }
-        Some(Command::Perft {
-            depth,
-            fen,
-            moves,
-            divide,
-        }) => tools::position_from(fen.as_deref(), &moves).and_then(|pos| {
-            let mut out = io::stdout().lock();
-            tools::perft::run(&pos, depth, divide, &mut out)
-                .and_then(|_| out.flush())
-                .map_err(|e| e.to_string())
-        }),
-        Some(Command::Match(args)) => tools::match_runner::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

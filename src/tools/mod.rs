@@ -1,9 +1,11 @@
 //! The subcommands for people: perft, bench, analyze, play and match.
 
+pub mod analyze;
 pub mod bench;
 pub mod board;
 pub mod match_runner;
 pub mod perft;
+pub mod play;
 pub mod stats;
 
 use crate::notation::play_moves;

@@ -1,0 +1,199 @@
+//! `ultimo analyze`: the board, then a table of the best moves with visits,
+//! win/draw/loss, proven results and principal variations; the table is
+//! redrawn while the search runs when the output is a terminal.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::protocol::score;
+use crate::rules::{Move, Position};
+use crate::search::{Control, Limits, Line, Options, Proven, Report, Searcher};
+use crate::tools::board::{self, Style};
+
+/// What to analyse and how long.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The position.
+    pub pos: Position,
+    /// Search limits (time and/or nodes).
+    pub limits: Limits,
+    /// Moves shown in the table.
+    pub multipv: usize,
+    /// Search options.
+    pub options: Options,
+    /// Redraw the table while searching (for terminals).
+    pub live: bool,
+    /// Colours in the board.
+    pub style: Style,
+}
+
+/// The default thinking time when neither time nor nodes are given.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
+
+/// A proven result in words, e.g. "wins in 3" (plies).
+pub fn proven_text(p: Proven) -> String {
+    match p {
+        Proven::Win(n) => format!("wins in {n}"),
+        Proven::Loss(n) => format!("loses in {n}"),
+        Proven::Draw(n) => format!("draws in {n}"),
+    }
+}
+
+/// A line's result for people: "wins in 3" when proven, else the chances,
+/// e.g. "win 52%, draw 10%, loss 38%".
+pub fn proven_text_or_score(line: &Line<Move>) -> String {
+    match line.proven {
+        Some(p) => proven_text(p),
+        None => {
+            let [w, d, l] = line.wdl.map(|x| (x as f64 / 10.0).round());
+            format!("win {w}%, draw {d}%, loss {l}%")
+        }
+    }
+}
+
+/// The table of the `multipv` best moves.
+pub fn table(report: &Report<Move>, multipv: usize) -> Vec<String> {
+    let mut rows = vec![format!(
+        "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} pv",
+        "#", "move", "visits", "win%", "draw%", "loss%", "score", "proven"
+    )];
+    for (i, line) in report.lines.iter().take(multipv).enumerate() {
+        let [w, d, l] = line.wdl;
+        let pct = |x: u32| format!("{:.1}", x as f64 / 10.0);
+        let pv: Vec<String> = line.pv.iter().map(|m| m.to_string()).collect();
+        rows.push(format!(
+            "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} {}",
+            i + 1,
+            line.mv.to_string(),
+            line.visits,
+            pct(w),
+            pct(d),
+            pct(l),
+            score(line),
+            line.proven.map_or("-".to_string(), proven_text),
+            pv.join(" ")
+        ));
+    }
+    rows.push(format!(
+        "nodes {}  time {:.1} s  nps {}  depth {}  seldepth {}  hashfull {}",
+        report.nodes,
+        report.elapsed.as_secs_f64(),
+        report.nps(),
+        report.depth,
+        report.seldepth,
+        report.hashfull
+    ));
+    rows
+}
+
+/// Runs the analysis, writing to `out`.
+pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, String> {
+    let io_err = |e: std::io::Error| e.to_string();
+    write!(out, "{}", board::diagram(&settings.pos, settings.style)).map_err(io_err)?;
+    write!(out, "{}", board::summary(&settings.pos)).map_err(io_err)?;
+    if settings.pos.is_over() {
+        return Err("the game is over; nothing to analyse".into());
+    }
+    writeln!(out).map_err(io_err)?;
+    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    let control = Control::new();
+    let mut drawn = 0usize;
+    let multipv = settings.multipv;
+    let live = settings.live;
+    let mut failed = None;
+    let report = {
+        let mut on_info = |r: &Report<Move>| {
+            if !live || failed.is_some() {
+                return;
+            }
+            let rows = table(r, multipv);
+            // Move the cursor back over the previous table and redraw it.
+            let mut text = String::new();
+            if drawn > 0 {
+                text.push_str(&format!("\x1b[{drawn}A"));
+            }
+            for row in &rows {
+                text.push_str(&format!("\x1b[2K{row}\n"));
+            }
+            drawn = rows.len();
+            if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                failed = Some(e.to_string());
+            }
+        };
+        searcher.search(&settings.pos, &settings.limits, &[], &control, &mut on_info)
+    };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let rows = table(&report, multipv);
+    let mut text = String::new();
+    if drawn > 0 {
+        text.push_str(&format!("\x1b[{drawn}A"));
+    }
+    for row in &rows {
+        if live {
+            text.push_str("\x1b[2K");
+        }
+        text.push_str(row);
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(io_err)?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_and_reports_a_forced_win() {
+        let pos: Position = "xxxxxxxx1/9/9/9/9/9/oo1o1o1oo/9/o7o x 9 i3"
+            .parse()
+            .unwrap();
+        let settings = Settings {
+            pos,
+            limits: Limits {
+                nodes: Some(100_000),
+                ..Limits::default()
+            },
+            multipv: 3,
+            options: Options {
+                hash_mb: 16,
+                ..Options::default()
+            },
+            live: false,
+            style: Style::default(),
+        };
+        let mut out = Vec::new();
+        let report = run(&settings, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\x1b'));
+        let best = text
+            .lines()
+            .skip_while(|l| !l.contains(" visits "))
+            .nth(1)
+            .unwrap();
+        assert!(
+            best.contains("i9") && best.contains("mate 1") && best.contains("wins in 1"),
+            "{text}"
+        );
+        assert_eq!(report.best_move(), Some("i9".parse().unwrap()));
+    }
+
+    #[test]
+    fn refuses_finished_games() {
+        let fen = "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
+        let settings = Settings {
+            pos: fen.parse().unwrap(),
+            limits: Limits::default(),
+            multipv: 1,
+            options: Options::default(),
+            live: false,
+            style: Style::default(),
+        };
+        let err = run(&settings, &mut Vec::new()).unwrap_err();
+        assert!(err.contains("game is over"));
+    }
+}

@@ -1,0 +1,163 @@
+//! `ultimo play` and `ultimo analyze` through the real binary.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Engine, run};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{Rng, SeedableRng};
+use ultimo::rules::{Move, Position};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Plays a whole game through a pipe as `side`, answering each turn with a
+/// random legal move, and checks every line the program writes.
+fn scripted_game(side: &str, seed: u64) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut e = Engine::start(&["play", "--side", side, "--nodes", "300", "--hash", "16"]);
+    let mut pos = Position::startpos();
+    let mut bad_inputs_sent = false;
+    loop {
+        let line = e.next_line(WAIT).expect("the game goes on");
+        assert!(!line.contains('\x1b'), "no colours through a pipe");
+        if let Some(rest) = line.strip_prefix("Ultimo plays ") {
+            let m: Move = rest.split_whitespace().next().unwrap().parse().unwrap();
+            pos.try_play(m).expect("the engine plays legal moves");
+        } else if line.starts_with("Your move") {
+            if !bad_inputs_sent {
+                // Mistakes get a message and the game goes on.
+                e.send("k9");
+                let answer = e.next_line(WAIT).unwrap();
+                assert!(answer.contains("neither a move nor a command"), "{answer}");
+                if let Some(illegal) = (0..81u8)
+                    .filter_map(Move::from_index)
+                    .find(|&m| !pos.is_legal(m))
+                {
+                    e.send(&illegal.to_string());
+                    let answer = e.next_line(WAIT).unwrap();
+                    assert!(answer.contains("is not possible"), "{answer}");
+                }
+                e.send("help");
+                assert!(e.next_line(WAIT).unwrap().contains("undo"));
+                e.send("hint");
+                let hint = e.next_line(WAIT).unwrap();
+                let hinted: Move = hint["Hint: ".len()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(pos.is_legal(hinted), "{hint}");
+                bad_inputs_sent = true;
+            }
+            let moves = pos.legal_moves();
+            let m = moves[rng.next_u32() as usize % moves.len()];
+            e.send(&m.to_string());
+            assert_eq!(e.next_line(WAIT).unwrap(), format!("You play {m}"));
+            pos.play(m);
+        } else if line.starts_with("Game over: ") {
+            assert!(pos.is_over(), "{line} but {pos}");
+            break;
+        }
+    }
+    assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(0));
+}
+
+#[test]
+fn play_a_whole_game_through_a_pipe() {
+    scripted_game("x", 1);
+    scripted_game("o", 2);
+}
+
+#[test]
+fn play_undo_and_quit() {
+    let (code, out, _) = run(
+        &["play", "--nodes", "200", "--hash", "16"],
+        "e5\nundo\nundo\nboard\nquit\n",
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("You play e5"));
+    assert!(out.contains("Took back your last move."));
+    assert!(out.contains("Nothing to take back."));
+    assert!(out.trim_end().ends_with("Bye."));
+    // End of input leaves the game unfinished, without an error.
+    let (code, out, _) = run(&["play", "--nodes", "200", "--hash", "16"], "e5\n");
+    assert_eq!(code, 0);
+    assert!(out.contains("Input ended"));
+}
+
+#[test]
+fn play_rejects_bad_arguments() {
+    for args in [
+        &["play", "--side", "z"][..],
+        &["play", "--time", "-1"],
+        &["play", "--nodes", "0"],
+        &["play", "--fen", "9/9 x 1 0000"],
+    ] {
+        let (code, _, err) = run(args, "");
+        assert_ne!(code, 0, "{args:?}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// The rows of the analysis table (between its header and the nodes line).
+fn table_rows(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.contains(" visits "))
+        .skip(1)
+        .take_while(|l| !l.starts_with("nodes "))
+        .collect()
+}
+
+#[test]
+fn analyze_reports_a_forced_win() {
+    let fen = "xxxxxxxx1/9/9/9/9/9/oo1o1o1oo/9/o7o x 9 i3";
+    let (code, out, err) = run(
+        &[
+            "analyze",
+            "--fen",
+            fen,
+            "--nodes",
+            "200000",
+            "--multipv",
+            "3",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fen xxxxxxxx1/9/9/9/9/9/oo1o1o1oo/9/o7o x 9 i3"));
+    let best = table_rows(&out)[0];
+    assert!(
+        best.contains("i9") && best.contains("mate 1") && best.contains("wins in 1"),
+        "{out}"
+    );
+    assert!(out.lines().last().unwrap().starts_with("nodes "));
+}
+
+#[test]
+fn analyze_a_quiet_position_and_bad_input() {
+    let (code, out, _) = run(
+        &[
+            "analyze",
+            "--moves",
+            "e5",
+            "e4",
+            "--nodes",
+            "20000",
+            "--multipv",
+            "2",
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '2']))
+        .collect();
+    assert!(rows.len() >= 2, "{out}");
+    assert!(!out.contains('\x1b'));
+    let (code, _, err) = run(&["analyze", "--moves", "e5", "a1"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("must be on the centre board"), "{err}");
+}
