@@ -12,17 +12,26 @@
 //! # Parallelism: one tree per thread (root parallelism)
 //!
 //! Each thread searches its own tree from the same root with its own random
-//! generator; the root statistics are summed when the search ends. This was
-//! chosen by measurement over a shared lock-free tree: threads share no
-//! cache line in the hot path, so iterations per second scale with the
-//! cores (1.97x for 2 threads on the 2-core development machines, see the
-//! `search` bench and `ultimo bench --threads 2`), where a shared tree pays
-//! a cache-line transfer on every update of the few nodes near the root
-//! (about a quarter of an iteration's time here, and the `mcts` crate's
-//! shared tree managed 1.6-1.7x). Chaslot, Winands and van den Herik (2008)
-//! found root parallelism the strongest scheme up to 16 threads, and it
-//! keeps every thread's search deterministic under a fixed seed and node
-//! budget. Threads run as long loops on a rayon pool (one job per thread).
+//! generator; the root statistics are summed when the search ends, and the
+//! reporting thread reads the others' root statistics through atomics that
+//! they publish every 1024 iterations. Chosen over a shared lock-free tree
+//! (virtual loss, atomic counters) because:
+//!
+//! - threads share no cache line in the hot path, so iterations per second
+//!   scale with the cores: 2 threads gave 1.92-1.99x the iterations per
+//!   second of 1 on the 2-core development machines (`cargo bench --bench
+//!   search`, `ultimo bench --threads 2`). A shared tree writes the few nodes
+//!   near the root from every thread on every iteration, and the one
+//!   shared-tree MCTS measured on these machines (the `mcts` crate) reached
+//!   only 1.6-1.7x on 2 threads;
+//! - Chaslot, Winands and van den Herik (2008) found root parallelism the
+//!   strongest of the simple schemes up to 16 threads;
+//! - each thread's search stays deterministic under a fixed seed and node
+//!   budget, so a multi-threaded `go nodes` is reproducible too.
+//!
+//! Proofs hold in every tree: a root proven in any thread ends the search.
+//! Threads run as long loops on a rayon pool (one job per thread, not one
+//! per iteration).
 //!
 //! # Memory
 //!
@@ -131,7 +140,8 @@ pub struct Limits {
     pub movetime: Option<Duration>,
     /// The clock of the side to move.
     pub clock: Option<Clock>,
-    /// Stop once the mean depth of the iterations' leaves reaches this.
+    /// Stop once the mean depth at which playouts start reaches this (or
+    /// the best move is proven, or the tree is full).
     pub depth: Option<u32>,
     /// Search until stopped, even past the other limits.
     pub infinite: bool,
@@ -226,7 +236,8 @@ pub struct Report<M> {
     pub nodes: u64,
     /// Time since the search started.
     pub elapsed: Duration,
-    /// Mean depth of the iterations' leaves.
+    /// Mean depth at which playouts started (iterations that ended in a
+    /// terminal or proven node do not count).
     pub depth: u32,
     /// Deepest leaf reached.
     pub seldepth: u32,
@@ -263,6 +274,7 @@ struct Share {
     iterations: AtomicU64,
     /// The proof of the thread's root (proofs hold in every tree).
     root_proof: AtomicU8,
+    playouts: AtomicU64,
     depth_sum: AtomicU64,
     max_depth: AtomicU32,
     hashfull: AtomicU32,
@@ -278,6 +290,7 @@ impl Share {
             quota,
             iterations: AtomicU64::new(0),
             root_proof: AtomicU8::new(UNKNOWN),
+            playouts: AtomicU64::new(0),
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
             hashfull: AtomicU32::new(0),
@@ -290,6 +303,7 @@ impl Share {
         let r = Ordering::Relaxed;
         self.iterations.store(tree.iterations, r);
         self.root_proof.store(tree.root().proof, r);
+        self.playouts.store(tree.playouts, r);
         self.depth_sum.store(tree.depth_sum, r);
         self.max_depth.store(tree.max_depth, r);
         self.hashfull.store(hashfull(tree), r);
@@ -562,11 +576,13 @@ impl<G: Game> Searcher<G> {
         let mut sums = vec![ChildSum::default(); n];
         let mut nodes = 0;
         let mut depth_sum = 0;
+        let mut playouts = 0;
         let mut seldepth = 0;
         let mut full = 0;
         for tree in &self.trees {
             nodes += tree.iterations;
             depth_sum += tree.depth_sum;
+            playouts += tree.playouts;
             seldepth = seldepth.max(tree.max_depth);
             full = full.max(hashfull(tree));
             for (k, c) in tree.root().children().enumerate().take(n) {
@@ -595,7 +611,7 @@ impl<G: Game> Searcher<G> {
             lines,
             nodes,
             elapsed: start.elapsed(),
-            depth: depth_sum.checked_div(nodes).unwrap_or(0) as u32,
+            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
             seldepth,
             hashfull: full,
         }
@@ -735,8 +751,17 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// Time, depth and settledness checks.
     fn limits_reached(&self, tree: &Tree<G>, time_base: Instant) -> bool {
         if let Some(d) = self.depth_limit {
-            let its = tree.iterations.max(1);
-            if tree.depth_sum / its >= d as u64 {
+            // The depth is the mean depth at which playouts start; iterations
+            // that end in proven nodes do not count, since they cannot
+            // deepen the tree. Stop too once the best move is proven or the
+            // tree is full, so that a depth limit always ends.
+            let depth_reached = match tree.depth_sum.checked_div(tree.playouts) {
+                Some(mean) => mean >= d as u64,
+                // Every iteration ended in a proven node: nothing is left to
+                // deepen.
+                None => tree.iterations > 0,
+            };
+            if depth_reached || tree.full || self.best_is_proven() {
                 return true;
             }
         }
@@ -760,6 +785,30 @@ impl<G: Game> MainLoop<'_, '_, G> {
             return (best - second) as f64 > left;
         }
         false
+    }
+
+    /// Whether the best root move (over all threads) is proven.
+    fn best_is_proven(&self) -> bool {
+        let r = Ordering::Relaxed;
+        let n = self.shares.first().map_or(0, |s| s.stats.len());
+        let mut best: Option<ChildSum> = None;
+        for k in 0..n {
+            let mut sum = ChildSum::default();
+            for s in self.shares {
+                let v = s.stats[k].each_ref().map(|a| a.load(r));
+                sum.add(
+                    v[0],
+                    v[1],
+                    [v[2], v[3], v[4]],
+                    s.proof[k][0].load(r),
+                    s.proof[k][1].load(r),
+                );
+            }
+            if best.is_none_or(|b| sum.key() > b.key()) {
+                best = Some(sum);
+            }
+        }
+        best.is_some_and(|b| b.proof != UNKNOWN)
     }
 
     fn total_iterations(&self) -> u64 {
@@ -805,9 +854,10 @@ impl<G: Game> MainLoop<'_, '_, G> {
         let r = Ordering::Relaxed;
         let n = tree.root().num_children as usize;
         let mut sums = vec![ChildSum::default(); n];
-        let (mut nodes, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0);
+        let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
         for s in self.shares {
             nodes += s.iterations.load(r);
+            playouts += s.playouts.load(r);
             depth_sum += s.depth_sum.load(r);
             seldepth = seldepth.max(s.max_depth.load(r));
             full = full.max(s.hashfull.load(r));
@@ -837,7 +887,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
             lines,
             nodes,
             elapsed: self.start.elapsed(),
-            depth: depth_sum.checked_div(nodes).unwrap_or(0) as u32,
+            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
             seldepth,
             hashfull: full,
         }

@@ -500,3 +500,23 @@ fn threads_finish_when_one_tree_proves_the_root() {
         }
     }
 }
+
+/// A depth limit ends even when the best move is a proven draw and the
+/// iterations that end in it never deepen the tree (found by cutegames).
+#[test]
+fn depth_limit_ends_when_the_best_move_is_proven() {
+    let moves = "e5 d4 c1 g3 a9 c7 i2 h6 e9 e7 d2 c5 h4 f2 g4 c3 i9 h9 f9 g7 b1 d3 a8 a5 b4 f1 g2 \
+                 b5 e4 e1 f3 i7 i3 i8 i6 h7 d1 a3 c8 i5 i4 i1 h2 e6 d9 a7";
+    let pos = crate::notation::play_moves(&Position::startpos(), moves.split(' ')).unwrap();
+    let limits = Limits {
+        depth: Some(6),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let report = run(&mut searcher(1, 16, 0), &pos, &limits);
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert!(
+        report.lines[0].proven.is_some() || report.depth >= 6,
+        "{report:?}"
+    );
+}

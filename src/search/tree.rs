@@ -95,7 +95,10 @@ pub(crate) struct Tree<G: Game> {
     root_allowed: Vec<bool>,
     /// Iterations in the current search.
     pub iterations: u64,
-    /// Sum of the leaf depths of this search's iterations.
+    /// Iterations of this search that ended in a playout (rather than in a
+    /// terminal or proven node).
+    pub playouts: u64,
+    /// Sum of the depths at which those playouts started.
     pub depth_sum: u64,
     /// Deepest leaf of this search.
     pub max_depth: u32,
@@ -130,6 +133,7 @@ impl<G: Game> Tree<G> {
             root_wdl: Vec::with_capacity(G::MAX_MOVES),
             root_allowed: Vec::with_capacity(G::MAX_MOVES),
             iterations: 0,
+            playouts: 0,
             depth_sum: 0,
             max_depth: 0,
             full: false,
@@ -253,6 +257,7 @@ impl<G: Game> Tree<G> {
     /// `allowed` when it is not empty.
     pub fn begin_search(&mut self, params: &Params, allowed: &[G::Move]) {
         self.iterations = 0;
+        self.playouts = 0;
         self.depth_sum = 0;
         self.max_depth = 0;
         let root_pos = self.root_pos;
@@ -313,6 +318,7 @@ impl<G: Game> Tree<G> {
         self.path.clear();
         self.path.push(0);
         let mut newly_proven = false;
+        let mut played = false;
         let outcome = loop {
             let node = self.nodes[idx];
             if node.proof != UNKNOWN {
@@ -321,6 +327,7 @@ impl<G: Game> Tree<G> {
             if node.first_child == 0 {
                 let expand = idx == 0 || node.visits >= params.expand_visits;
                 if !expand || !self.expand(idx, &pos, params) {
+                    played = true;
                     break self.playout(pos, params);
                 }
                 let proof = self.nodes[idx].proof;
@@ -348,7 +355,7 @@ impl<G: Game> Tree<G> {
                 break o;
             }
         };
-        self.backpropagate(outcome, newly_proven);
+        self.backpropagate(outcome, newly_proven, played);
     }
 
     /// Picks the child of `idx` to descend into: UCT with first-play
@@ -378,42 +385,29 @@ impl<G: Game> Tree<G> {
             }
             value
         };
-        // Four independent running maxima: one chain of compares would make
-        // every child wait for the previous one, and wide nodes (81 children
-        // at the start) make this loop a large part of an iteration. Ties go
-        // to the first child, as with a single chain.
-        const LANES: usize = 4;
-        let mut best_value = [f32::NEG_INFINITY; LANES];
-        let mut best_index = [usize::MAX; LANES];
-        let chunks = children.chunks_exact(LANES);
+        // Three passes that the compiler can vectorize: the values, their
+        // maximum, and the first child that has it. One running maximum
+        // would make each child wait for the compare of the previous one,
+        // and wide nodes (81 children at the start) make this a large part
+        // of an iteration.
+        let mut values = [0f32; 256];
+        let values = &mut values[..children.len()];
+        for (v, child) in values.iter_mut().zip(children) {
+            *v = value(child);
+        }
+        let mut lanes = [f32::NEG_INFINITY; 8];
+        let chunks = values.chunks_exact(8);
         let rest = chunks.remainder();
-        for (c, chunk) in chunks.enumerate() {
-            for lane in 0..LANES {
-                let v = value(&chunk[lane]);
-                if v > best_value[lane] {
-                    best_value[lane] = v;
-                    best_index[lane] = c * LANES + lane;
-                }
+        for chunk in chunks {
+            for (lane, &v) in lanes.iter_mut().zip(chunk) {
+                *lane = if v > *lane { v } else { *lane };
             }
         }
-        let base = children.len() - rest.len();
-        for (lane, child) in rest.iter().enumerate() {
-            let v = value(child);
-            if v > best_value[lane] {
-                best_value[lane] = v;
-                best_index[lane] = base + lane;
-            }
+        let mut top = f32::NEG_INFINITY;
+        for &v in lanes.iter().chain(rest) {
+            top = if v > top { v } else { top };
         }
-        let mut best = best_index[0];
-        let mut top = best_value[0];
-        for lane in 1..LANES {
-            let (v, i) = (best_value[lane], best_index[lane]);
-            if v > top || (v == top && i < best) {
-                top = v;
-                best = i;
-            }
-        }
-        let best = if best == usize::MAX { 0 } else { best };
+        let best = values.iter().position(|&v| v == top).unwrap_or(0);
         if idx == 0 && !self.root_allowed[best] {
             return self.select_allowed(first, explore, params);
         }
@@ -490,8 +484,9 @@ impl<G: Game> Tree<G> {
     }
 
     /// Adds the iteration's result along the path; when the leaf was just
-    /// proven, carries the proof upwards as far as it goes.
-    fn backpropagate(&mut self, outcome: Outcome, mut proven: bool) {
+    /// proven, carries the proof upwards as far as it goes. `played` tells
+    /// whether the result came from a playout (for the depth statistics).
+    fn backpropagate(&mut self, outcome: Outcome, mut proven: bool, played: bool) {
         let len = self.path.len();
         for d in (0..len).rev() {
             let idx = self.path[d] as usize;
@@ -517,7 +512,10 @@ impl<G: Game> Tree<G> {
             self.root_wdl[child][slot] += 1;
         }
         self.iterations += 1;
-        self.depth_sum += (len - 1) as u64;
+        if played {
+            self.playouts += 1;
+            self.depth_sum += (len - 1) as u64;
+        }
         self.max_depth = self.max_depth.max((len - 1) as u32);
         if self.nodes[0].visits >= RESCALE_VISITS {
             self.rescale();
