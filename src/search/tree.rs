@@ -87,6 +87,8 @@ pub(crate) struct Tree<G: Game> {
     prefix: Vec<u32>,
     /// The current iteration's path of node indices.
     path: Vec<u32>,
+    /// Scratch for the children's values in selection.
+    values: Vec<f32>,
     rng: Xoshiro256PlusPlus,
     /// Wins, draws and losses for the side to move at the root, per root
     /// child, over this search's iterations (for the WDL report).
@@ -129,6 +131,7 @@ impl<G: Game> Tree<G> {
             live,
             prefix,
             path: Vec::with_capacity(G::MAX_PLIES + 2),
+            values: Vec::with_capacity(G::MAX_MOVES),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             root_wdl: Vec::with_capacity(G::MAX_MOVES),
             root_allowed: Vec::with_capacity(G::MAX_MOVES),
@@ -361,7 +364,7 @@ impl<G: Game> Tree<G> {
     /// Picks the child of `idx` to descend into: UCT with first-play
     /// urgency, skipping children proven lost for the player choosing.
     #[inline]
-    fn select(&self, idx: usize, params: &Params) -> usize {
+    fn select(&mut self, idx: usize, params: &Params) -> usize {
         let node = &self.nodes[idx];
         let explore = params.exploration * sqrt_ln(node.visits);
         let range = node.children();
@@ -385,29 +388,42 @@ impl<G: Game> Tree<G> {
             }
             value
         };
-        // Three passes that the compiler can vectorize: the values, their
-        // maximum, and the first child that has it. One running maximum
-        // would make each child wait for the compare of the previous one,
-        // and wide nodes (81 children at the start) make this a large part
-        // of an iteration.
-        let mut values = [0f32; 256];
-        let values = &mut values[..children.len()];
-        for (v, child) in values.iter_mut().zip(children) {
-            *v = value(child);
-        }
-        let mut lanes = [f32::NEG_INFINITY; 8];
-        let chunks = values.chunks_exact(8);
-        let rest = chunks.remainder();
-        for chunk in chunks {
-            for (lane, &v) in lanes.iter_mut().zip(chunk) {
+        let best = if children.len() <= 12 {
+            // Narrow nodes: one pass.
+            let mut best = 0;
+            let mut top = f32::NEG_INFINITY;
+            for (i, child) in children.iter().enumerate() {
+                let v = value(child);
+                if v > top {
+                    top = v;
+                    best = i;
+                }
+            }
+            best
+        } else {
+            // Wide nodes (81 children at the start): three passes that the
+            // compiler vectorizes: the values, their maximum, and the first
+            // child that has it.
+            let values = &mut self.values;
+            values.clear();
+            values.extend(children.iter().map(value));
+            let mut lanes = [f32::NEG_INFINITY; 8];
+            let chunks = values.chunks_exact(8);
+            let rest = chunks.remainder();
+            for chunk in chunks {
+                for (lane, &v) in lanes.iter_mut().zip(chunk) {
+                    *lane = if v > *lane { v } else { *lane };
+                }
+            }
+            for (lane, &v) in lanes.iter_mut().zip(rest) {
                 *lane = if v > *lane { v } else { *lane };
             }
-        }
-        let mut top = f32::NEG_INFINITY;
-        for &v in lanes.iter().chain(rest) {
-            top = if v > top { v } else { top };
-        }
-        let best = values.iter().position(|&v| v == top).unwrap_or(0);
+            let mut top = lanes[0];
+            for &v in &lanes[1..] {
+                top = if v > top { v } else { top };
+            }
+            values.iter().position(|&v| v == top).unwrap_or(0)
+        };
         if idx == 0 && !self.root_allowed[best] {
             return self.select_allowed(first, explore, params);
         }
@@ -458,19 +474,15 @@ impl<G: Game> Tree<G> {
             return false;
         }
         let first = self.nodes.len();
-        for &m in moves.iter() {
-            self.nodes.push(Node::new(m));
-        }
+        self.nodes.extend(moves.iter().map(|&m| Node::new(m)));
         let node = &mut self.nodes[idx];
         node.first_child = first as u32;
         node.num_children = moves.len() as u8;
         true
     }
 
-    /// Plays the game out from `pos` by the playout policy. Kept out of
-    /// line: the playout loop gets all registers to itself (measured
-    /// faster).
-    #[inline(never)]
+    /// Plays the game out from `pos` by the playout policy.
+    #[inline]
     fn playout(&mut self, start: G, params: &Params) -> Outcome {
         // Local copies of the position and the generator stay in registers.
         let mut pos = start;
@@ -488,13 +500,17 @@ impl<G: Game> Tree<G> {
     /// whether the result came from a playout (for the depth statistics).
     fn backpropagate(&mut self, outcome: Outcome, mut proven: bool, played: bool) {
         let len = self.path.len();
+        // Half-points for whoever moved into a node at an odd depth (the
+        // side to move at the root) and at an even depth (the other side).
+        let root_side = self.root_pos.side_to_move();
+        let (odd, even) = match outcome {
+            Outcome::Win(p) if p == root_side => (2, 0),
+            Outcome::Win(_) => (0, 2),
+            Outcome::Draw => (1, 1),
+        };
         for d in (0..len).rev() {
             let idx = self.path[d] as usize;
-            let reward = match outcome {
-                Outcome::Win(p) if p == self.mover(d) => 2,
-                Outcome::Draw => 1,
-                _ => 0,
-            };
+            let reward = if d % 2 == 1 { odd } else { even };
             let node = &mut self.nodes[idx];
             node.visits += 1;
             node.score += reward;
@@ -505,7 +521,7 @@ impl<G: Game> Tree<G> {
         if len > 1 {
             let child = self.path[1] as usize - self.nodes[0].first_child as usize;
             let slot = match outcome {
-                Outcome::Win(p) if p == self.root_pos.side_to_move() => 0,
+                Outcome::Win(p) if p == root_side => 0,
                 Outcome::Draw => 1,
                 _ => 2,
             };
@@ -648,9 +664,9 @@ static INV_SQRT: [f32; 4096] = {
 };
 
 /// The natural logarithm by plain arithmetic (the atanh series on the
-/// mantissa), so that the search computes bit-identical values on every
-/// platform: `f32::ln` comes from the system's libm. Accurate to about
-/// 1e-12 for the `x >= 1` it is used on.
+/// mantissa), for the compile-time table: the search computes bit-identical
+/// values on every platform, where `f32::ln` would come from the system's
+/// libm. Accurate to about 1e-12 for the `x >= 1` it is used on.
 const fn ln(x: f64) -> f64 {
     // x = m * 2^k with m in [1, 2), read off the float's bits.
     let bits = x.to_bits();
@@ -670,7 +686,7 @@ const fn ln(x: f64) -> f64 {
     2.0 * sum + k as f64 * std::f64::consts::LN_2
 }
 
-/// Table of `sqrt(ln n)` for small `n` (0 for `n` = 0 and 1).
+/// Table of `sqrt(ln n)` for `n` below 4096 (0 for `n` = 0 and 1).
 static SQRT_LN: [f32; 4096] = {
     let mut t = [0f32; 4096];
     let mut n = 2;
@@ -678,10 +694,10 @@ static SQRT_LN: [f32; 4096] = {
         // const fn has no sqrt: Newton's method.
         let l = ln(n as f64);
         let mut r = if l > 1.0 { l } else { 1.0 };
-        let mut j = 0;
-        while j < 30 {
+        let mut i = 0;
+        while i < 30 {
             r = 0.5 * (r + l / r);
-            j += 1;
+            i += 1;
         }
         t[n] = r as f32;
         n += 1;
@@ -689,13 +705,17 @@ static SQRT_LN: [f32; 4096] = {
     t
 };
 
-/// `sqrt(ln n)`, 0 for `n <= 1`.
+/// `sqrt(ln n)`, 0 for `n <= 1`: one lookup below 4096. Above, `ln n` is
+/// taken as `ln(n >> s) + s ln 2` with `n >> s` in the table: the
+/// shifted-out bits change the result by less than 3e-4.
 #[inline(always)]
 fn sqrt_ln(n: u32) -> f32 {
-    match SQRT_LN.get(n as usize) {
-        Some(&v) => v,
-        None => ln(n as f64).sqrt() as f32,
+    if n < 4096 {
+        return SQRT_LN[n as usize];
     }
+    let shift = 20 - n.leading_zeros();
+    let r = SQRT_LN[(n >> shift) as usize & 4095];
+    (r * r + shift as f32 * std::f32::consts::LN_2).sqrt()
 }
 
 /// `1 / sqrt(n)` for `n >= 1`.
@@ -730,9 +750,13 @@ mod tests {
     fn sqrt_ln_table() {
         assert_eq!(sqrt_ln(0), 0.0);
         assert_eq!(sqrt_ln(1), 0.0);
-        for n in [2u32, 3, 10, 100, 4095, 4096, 100_000] {
+        for n in [2u32, 3, 10, 100, 4095] {
             let want = (n as f64).ln().sqrt();
             assert!((sqrt_ln(n) as f64 - want).abs() < 1e-6 * want, "{n}");
+        }
+        for n in [4096u32, 4097, 100_000, 1 << 30, u32::MAX] {
+            let want = (n as f64).ln().sqrt();
+            assert!((sqrt_ln(n) as f64 - want).abs() < 1e-4, "{n}");
         }
     }
 
