@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::search::{Options as SearchOptions, Params, Playout};
+use crate::search::{Options as SearchOptions, Playout};
 
 /// Everything `setoption` can change.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +38,15 @@ pub enum Action {
     ClearHash,
 }
 
+/// An option's type, range and how it changes the settings.
 enum Kind {
-    Spin { min: i64, max: i64 },
-    Check,
-    Combo(&'static [&'static str]),
+    Spin {
+        min: i64,
+        max: i64,
+        set: fn(&mut EngineOptions, i64),
+    },
+    Check(fn(&mut EngineOptions, bool)),
+    Combo(&'static [&'static str], fn(&mut EngineOptions, &str)),
     Button,
 }
 
@@ -51,68 +56,79 @@ struct Spec {
     default: &'static str,
 }
 
+const fn spin(min: i64, max: i64, set: fn(&mut EngineOptions, i64)) -> Kind {
+    Kind::Spin { min, max, set }
+}
+
 const SPECS: &[Spec] = &[
     Spec {
         name: "Threads",
-        kind: Kind::Spin { min: 1, max: 256 },
+        kind: spin(1, 256, |o, v| o.search.threads = v as usize),
         default: "1",
     },
     Spec {
         name: "Hash",
-        kind: Kind::Spin { min: 1, max: 65536 },
+        kind: spin(1, 65536, |o, v| o.search.hash_mb = v as usize),
         default: "256",
     },
     Spec {
         name: "MultiPV",
-        kind: Kind::Spin { min: 1, max: 81 },
+        kind: spin(1, 81, |o, v| o.multipv = v as usize),
         default: "1",
     },
     Spec {
         name: "Ponder",
-        kind: Kind::Check,
+        kind: Kind::Check(|o, v| o.ponder = v),
         default: "false",
     },
     Spec {
         name: "MoveOverhead",
-        kind: Kind::Spin { min: 0, max: 10000 },
+        kind: spin(0, 10000, |o, v| {
+            o.search.move_overhead = Duration::from_millis(v as u64)
+        }),
         default: "10",
     },
     Spec {
         name: "Seed",
-        kind: Kind::Spin {
-            min: 0,
-            max: 2147483647,
-        },
+        kind: spin(0, 2147483647, |o, v| o.search.seed = v as u64),
         default: "0",
     },
     Spec {
         name: "UCI_ShowWDL",
-        kind: Kind::Check,
+        kind: Kind::Check(|o, v| o.show_wdl = v),
         default: "true",
     },
     Spec {
         name: "Exploration",
-        kind: Kind::Spin { min: 1, max: 1000 },
+        kind: spin(1, 1000, |o, v| {
+            o.search.params.exploration = v as f32 / 100.0
+        }),
         default: "50",
     },
     Spec {
         name: "FPU",
-        kind: Kind::Spin { min: 0, max: 1000 },
+        kind: spin(0, 1000, |o, v| o.search.params.fpu = v as f32 / 100.0),
         default: "110",
     },
     Spec {
         name: "ExpandVisits",
-        kind: Kind::Spin { min: 1, max: 1000 },
+        kind: spin(1, 1000, |o, v| o.search.params.expand_visits = v as u32),
         default: "2",
     },
     Spec {
         name: "Playout",
-        kind: Kind::Combo(&["uniform", "winning"]),
+        kind: Kind::Combo(&["uniform", "winning"], |o, v| {
+            o.search.params.playout = if v == "uniform" {
+                Playout::Uniform
+            } else {
+                Playout::Winning
+            }
+        }),
         default: "winning",
     },
     Spec {
         name: "Solver",
-        kind: Kind::Check,
+        kind: Kind::Check(|o, v| o.search.params.solver = v),
         default: "true",
     },
     Spec {
@@ -127,12 +143,12 @@ pub fn describe() -> Vec<String> {
     SPECS
         .iter()
         .map(|s| match &s.kind {
-            Kind::Spin { min, max } => format!(
+            Kind::Spin { min, max, .. } => format!(
                 "option name {} type spin default {} min {min} max {max}",
                 s.name, s.default
             ),
-            Kind::Check => format!("option name {} type check default {}", s.name, s.default),
-            Kind::Combo(vars) => {
+            Kind::Check(_) => format!("option name {} type check default {}", s.name, s.default),
+            Kind::Combo(vars, _) => {
                 let vars: Vec<String> = vars.iter().map(|v| format!("var {v}")).collect();
                 format!(
                     "option name {} type combo default {} {}",
@@ -147,7 +163,7 @@ pub fn describe() -> Vec<String> {
 }
 
 /// A spin option's value, checked.
-fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+fn spin_value(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
     match value.parse::<i64>() {
         Ok(v) if (min..=max).contains(&v) => Ok(v),
         Ok(v) => Err(format!(
@@ -177,39 +193,17 @@ impl EngineOptions {
         let value = value.ok_or_else(|| format!("option {name} needs a value"))?;
         let mut new = self.clone();
         match &spec.kind {
-            Kind::Spin { min, max } => {
-                let v = spin(name, value, *min, *max)?;
-                let p: &mut Params = &mut new.search.params;
-                match name {
-                    "Threads" => new.search.threads = v as usize,
-                    "Hash" => new.search.hash_mb = v as usize,
-                    "MultiPV" => new.multipv = v as usize,
-                    "MoveOverhead" => new.search.move_overhead = Duration::from_millis(v as u64),
-                    "Seed" => new.search.seed = v as u64,
-                    "Exploration" => p.exploration = v as f32 / 100.0,
-                    "FPU" => p.fpu = v as f32 / 100.0,
-                    "ExpandVisits" => p.expand_visits = v as u32,
-                    _ => unreachable!("every spin option is handled"),
+            Kind::Spin { min, max, set } => set(&mut new, spin_value(name, value, *min, *max)?),
+            Kind::Check(set) => match value.to_ascii_lowercase().as_str() {
+                "true" => set(&mut new, true),
+                "false" => set(&mut new, false),
+                _ => {
+                    return Err(format!(
+                        "option {name} must be true or false, got '{value}'"
+                    ));
                 }
-            }
-            Kind::Check => {
-                let v = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => {
-                        return Err(format!(
-                            "option {name} must be true or false, got '{value}'"
-                        ));
-                    }
-                };
-                match name {
-                    "Ponder" => new.ponder = v,
-                    "UCI_ShowWDL" => new.show_wdl = v,
-                    "Solver" => new.search.params.solver = v,
-                    _ => unreachable!("every check option is handled"),
-                }
-            }
-            Kind::Combo(vars) => {
+            },
+            Kind::Combo(vars, set) => {
                 let v = vars
                     .iter()
                     .find(|v| v.eq_ignore_ascii_case(value))
@@ -219,10 +213,7 @@ impl EngineOptions {
                             vars.join(", ")
                         )
                     })?;
-                new.search.params.playout = match *v {
-                    "uniform" => Playout::Uniform,
-                    _ => Playout::Winning,
-                };
+                set(&mut new, v);
             }
             Kind::Button => {}
         }

@@ -93,7 +93,7 @@ pub fn run(
             pos.play(m);
             writeln!(
                 out,
-                "\nUltimo plays {m} ({}, {} nodes)",
+                "\nUltimo plays {m} (for Ultimo: {}; {} nodes)",
                 crate::tools::analyze::proven_text_or_score(line),
                 report.nodes
             )
@@ -144,7 +144,7 @@ pub fn run(
                 match report.lines.first() {
                     Some(line) => writeln!(
                         out,
-                        "Hint: {} ({})",
+                        "Hint: {} (for you: {})",
                         line.mv,
                         crate::tools::analyze::proven_text_or_score(line)
                     )
