@@ -319,6 +319,48 @@ impl Share {
     }
 }
 
+impl Share {
+    /// Adds this thread's published root statistics into `sums`.
+    fn add_to(&self, sums: &mut [ChildSum]) {
+        let r = Ordering::Relaxed;
+        for (k, sum) in sums.iter_mut().enumerate() {
+            let [visits, score, w, d, l] = self.stats[k].each_ref().map(|a| a.load(r));
+            sum.add(
+                visits,
+                score,
+                [w, d, l],
+                self.proof[k][0].load(r),
+                self.proof[k][1].load(r),
+            );
+        }
+    }
+}
+
+/// The published root statistics of all threads, summed.
+fn sum_shares(shares: &[Share]) -> Vec<ChildSum> {
+    let n = shares.first().map_or(0, |s| s.stats.len());
+    let mut sums = vec![ChildSum::default(); n];
+    for s in shares {
+        s.add_to(&mut sums);
+    }
+    sums
+}
+
+/// One line per allowed root child of `tree`, best first, with its PV.
+fn ordered_lines<G: Game>(
+    tree: &Tree<G>,
+    sums: &[ChildSum],
+    pv_of: impl Fn(usize) -> Vec<G::Move>,
+) -> Vec<Line<G::Move>> {
+    let first = tree.root().first_child as usize;
+    let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
+    order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
+    order
+        .into_iter()
+        .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
+        .collect()
+}
+
 fn hashfull<G: Game>(tree: &Tree<G>) -> u32 {
     (tree.len() as u64 * 1000 / tree.capacity() as u64) as u32
 }
@@ -571,8 +613,8 @@ impl<G: Game> Searcher<G> {
     /// The results summed over all trees, with each line's PV from the tree
     /// that searched that move most.
     fn report(&self, start: Instant) -> Report<G::Move> {
-        let first = &self.trees[0];
-        let n = first.root().num_children as usize;
+        let main_tree = &self.trees[0];
+        let n = main_tree.root().num_children as usize;
         let mut sums = vec![ChildSum::default(); n];
         let mut nodes = 0;
         let mut depth_sum = 0;
@@ -596,7 +638,7 @@ impl<G: Game> Searcher<G> {
                 );
             }
         }
-        let lines = self.lines(&sums, |k| {
+        let lines = ordered_lines(main_tree, &sums, |k| {
             let (tree, child) = self
                 .trees
                 .iter()
@@ -615,22 +657,6 @@ impl<G: Game> Searcher<G> {
             seldepth,
             hashfull: full,
         }
-    }
-
-    /// Lines for the allowed root children, best first.
-    fn lines(
-        &self,
-        sums: &[ChildSum],
-        pv_of: impl Fn(usize) -> Vec<G::Move>,
-    ) -> Vec<Line<G::Move>> {
-        let tree = &self.trees[0];
-        let first = tree.root().first_child as usize;
-        let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
-        order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
-        order
-            .into_iter()
-            .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
-            .collect()
     }
 }
 
@@ -789,26 +815,10 @@ impl<G: Game> MainLoop<'_, '_, G> {
 
     /// Whether the best root move (over all threads) is proven.
     fn best_is_proven(&self) -> bool {
-        let r = Ordering::Relaxed;
-        let n = self.shares.first().map_or(0, |s| s.stats.len());
-        let mut best: Option<ChildSum> = None;
-        for k in 0..n {
-            let mut sum = ChildSum::default();
-            for s in self.shares {
-                let v = s.stats[k].each_ref().map(|a| a.load(r));
-                sum.add(
-                    v[0],
-                    v[1],
-                    [v[2], v[3], v[4]],
-                    s.proof[k][0].load(r),
-                    s.proof[k][1].load(r),
-                );
-            }
-            if best.is_none_or(|b| sum.key() > b.key()) {
-                best = Some(sum);
-            }
-        }
-        best.is_some_and(|b| b.proof != UNKNOWN)
+        sum_shares(self.shares)
+            .into_iter()
+            .max_by_key(|c| c.key())
+            .is_some_and(|c| c.proof != UNKNOWN)
     }
 
     fn total_iterations(&self) -> u64 {
@@ -820,23 +830,12 @@ impl<G: Game> MainLoop<'_, '_, G> {
 
     /// Visits of the two most visited root moves, over all threads.
     fn top_two(&self) -> (u64, u64) {
-        let n = self.shares.first().map_or(0, |s| s.stats.len());
-        let mut best = 0u64;
-        let mut second = 0u64;
-        for k in 0..n {
-            let v: u64 = self
-                .shares
-                .iter()
-                .map(|s| s.stats[k][0].load(Ordering::Relaxed) as u64)
-                .sum();
-            if v > best {
-                second = best;
-                best = v;
-            } else if v > second {
-                second = v;
-            }
-        }
-        (best, second)
+        let mut visits: Vec<u64> = sum_shares(self.shares).iter().map(|c| c.visits).collect();
+        visits.sort_unstable_by(|a, b| b.cmp(a));
+        (
+            visits.first().copied().unwrap_or(0),
+            visits.get(1).copied().unwrap_or(0),
+        )
     }
 
     fn maybe_info(&mut self, tree: &Tree<G>) {
@@ -852,8 +851,6 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// thread's tree.
     fn snapshot(&self, tree: &Tree<G>) -> Report<G::Move> {
         let r = Ordering::Relaxed;
-        let n = tree.root().num_children as usize;
-        let mut sums = vec![ChildSum::default(); n];
         let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
         for s in self.shares {
             nodes += s.iterations.load(r);
@@ -861,28 +858,14 @@ impl<G: Game> MainLoop<'_, '_, G> {
             depth_sum += s.depth_sum.load(r);
             seldepth = seldepth.max(s.max_depth.load(r));
             full = full.max(s.hashfull.load(r));
-            for (k, sum) in sums.iter_mut().enumerate() {
-                let v = s.stats[k].each_ref().map(|a| a.load(r));
-                sum.add(
-                    v[0],
-                    v[1],
-                    [v[2], v[3], v[4]],
-                    s.proof[k][0].load(r),
-                    s.proof[k][1].load(r),
-                );
-            }
         }
+        let sums = sum_shares(self.shares);
         let first = tree.root().first_child as usize;
-        let mut order: Vec<usize> = (0..n).filter(|&k| tree.root_allowed(k)).collect();
-        order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
-        let lines = order
-            .into_iter()
-            .map(|k| {
-                let mut pv = vec![tree.node(first + k).mv];
-                pv.extend(tree.pv_from(first + k, MAX_PV - 1));
-                sums[k].line(tree.node(first + k).mv, pv)
-            })
-            .collect();
+        let lines = ordered_lines(tree, &sums, |k| {
+            let mut pv = vec![tree.node(first + k).mv];
+            pv.extend(tree.pv_from(first + k, MAX_PV - 1));
+            pv
+        });
         Report {
             lines,
             nodes,
