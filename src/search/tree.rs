@@ -371,24 +371,27 @@ impl<G: Game> Tree<G> {
         let first = range.start;
         let children = &self.nodes[range];
         let fpu = params.fpu;
+        // q + explore / sqrt(n) with q = score / (2 n), computed as
+        // (score / 2 / sqrt(n) + explore) / sqrt(n).
         let value = |child: &Node<G::Move>| -> f32 {
             let inv = inv_sqrt(child.visits);
-            let q = if child.proof == DRAW {
-                0.5
+            let half_score = if child.proof == DRAW {
+                0.5 * child.visits as f32
             } else {
-                child.score as f32 * 0.5 * inv * inv
+                0.5 * child.score as f32
             };
-            let mut value = if child.visits == 0 {
+            let value = if child.visits == 0 {
                 fpu
             } else {
-                q + explore * inv
+                (half_score * inv + explore) * inv
             };
             if child.proof == LOSS {
-                value = f32::NEG_INFINITY;
+                f32::NEG_INFINITY
+            } else {
+                value
             }
-            value
         };
-        let best = if children.len() <= 12 {
+        let best = if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
             let mut top = f32::NEG_INFINITY;
