@@ -582,6 +582,7 @@ impl<G: Game> Searcher<G> {
             control,
             done: &done,
             infinite: limits.infinite,
+            yield_cpu: threads >= std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
 
         let (main_tree, rest) = self.trees.split_first_mut().expect("at least one tree");
@@ -666,6 +667,9 @@ struct RunContext<'a> {
     control: &'a Control,
     done: &'a AtomicBool,
     infinite: bool,
+    /// Whether the search threads occupy every core, so that they should
+    /// yield now and then to the thread that reads `stop`.
+    yield_cpu: bool,
 }
 
 impl RunContext<'_> {
@@ -690,6 +694,11 @@ fn worker<G: Game>(tree: &mut Tree<G>, share: &Share, quota: Option<u64>, ctx: &
         if since_publish >= PUBLISH_EVERY {
             share.publish(tree);
             since_publish = 0;
+            if ctx.yield_cpu {
+                // Let the input thread run promptly when every core
+                // searches (stop latency); one system call a millisecond.
+                std::thread::yield_now();
+            }
         }
     }
     share.publish(tree);
@@ -713,6 +722,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
         let ctx = self.ctx;
         let mut was_pondering = ctx.control.is_pondering();
         let mut time_base = self.start;
+        let mut chunks = 0u32;
         loop {
             if ctx.control.is_stopped() {
                 break;
@@ -745,6 +755,11 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 tree.iterate(ctx.params);
             }
             share.publish(tree);
+            chunks += 1;
+            if ctx.yield_cpu && chunks.is_multiple_of(4) {
+                // As in the workers: let the input thread run promptly.
+                std::thread::yield_now();
+            }
             if !waiting && self.limits_reached(tree, time_base) {
                 break;
             }
