@@ -130,11 +130,6 @@ impl Game for Position {
     fn winning_move(&self) -> Option<Move> {
         Position::winning_move(self)
     }
-
-    #[inline(always)]
-    fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        self.winning_step(rng)
-    }
 }
 
 /// The rules of CodinGame's referee: a drawn big board goes to the player
@@ -201,11 +196,6 @@ impl Game for BoardCountTiebreak {
     #[inline(always)]
     fn winning_move(&self) -> Option<Move> {
         self.0.winning_move()
-    }
-
-    #[inline(always)]
-    fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        self.0.winning_step(rng)
     }
 }
 

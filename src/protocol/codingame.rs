@@ -88,20 +88,24 @@ pub fn run(
                 continue;
             }
         }
-        let count_line = read_line(input)?.unwrap_or_default();
+        let Some(count_line) = read_line(input)? else {
+            return Ok(());
+        };
         let count: usize = match count_line.parse() {
-            Ok(n) => n,
-            Err(_) => {
+            Ok(n @ 0..=81) => n,
+            _ => {
                 let _ = writeln!(
                     log,
-                    "error: expected the number of valid actions, got '{count_line}'"
+                    "error: expected the number of valid actions (0-81), got '{count_line}'"
                 );
                 continue;
             }
         };
         let mut valid = Vec::with_capacity(count);
         for _ in 0..count {
-            let line = read_line(input)?.unwrap_or_default();
+            let Some(line) = read_line(input)? else {
+                return Ok(());
+            };
             match pair(&line, "a valid action").map(|(r, c)| cell(r, c)) {
                 Ok(Some(m)) => valid.push(m),
                 Ok(None) | Err(_) => {
@@ -223,5 +227,32 @@ mod tests {
         assert!(log.contains("expected the opponent's move"), "{log}");
         assert!(log.contains("bad valid action 'x y'"), "{log}");
         assert_eq!(String::from_utf8(out).unwrap(), "0 0\n");
+    }
+
+    #[test]
+    fn absurd_counts_and_early_end_are_not_fatal() {
+        let mut log = Vec::new();
+        let input = "-1 -1\n99999999999999\n-1 -1\n5000000\n";
+        run(
+            &settings(),
+            &mut input.as_bytes(),
+            &mut Vec::new(),
+            &mut log,
+        )
+        .unwrap();
+        let log = String::from_utf8(log).unwrap();
+        assert!(log.contains("(0-81), got '99999999999999'"), "{log}");
+        assert_eq!(log.lines().count(), 2, "{log}");
+        // The input ends in the middle of the list of valid actions.
+        let mut out = Vec::new();
+        let input = "-1 -1\n3\n0 0\n";
+        run(
+            &settings(),
+            &mut input.as_bytes(),
+            &mut out,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert!(out.is_empty());
     }
 }

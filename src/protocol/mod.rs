@@ -18,7 +18,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use command::{Command, CommandError, Go, Query};
+use command::{Command, Go, Query};
 use options::EngineOptions;
 
 use crate::rules::{Move, Player, Position, Status};
@@ -431,12 +431,6 @@ pub fn centipawns(q: f64) -> i32 {
     (400.0 * (q / (1.0 - q)).log10())
         .round()
         .clamp(-2000.0, 2000.0) as i32
-}
-
-impl From<CommandError> for String {
-    fn from(e: CommandError) -> String {
-        e.to_string()
-    }
 }
 
 #[cfg(test)]

@@ -595,8 +595,8 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// The principal variation from node `from` (whose position is `pos`):
-    /// the most visited child at each step, preferring proven wins.
+    /// The principal variation below node `from`: the best child at each
+    /// step by [`best_child`] (proven wins first, then visits).
     pub fn pv_from(&self, from: usize, max_len: usize) -> Vec<G::Move> {
         let mut pv = Vec::new();
         let mut idx = from;
