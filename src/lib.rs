@@ -1,13 +1,27 @@
 //! Ultimo: an Ultimate Tic-Tac-Toe engine.
 //!
-//! - [`rules`]: the bitboard position, moves, outcome, perft and playouts.
+//! The modules form layers; each uses only modules listed above it:
+//!
+//! - [`game`]: what the search needs of a game (the [`game::Game`] trait).
+//! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
+//!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
-//! - [`tools`]: the subcommands for people (perft, bench, analyze, play, match).
+//! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
+//!   only; no I/O.
+//! - [`display`]: text for people: board diagrams, scores, perft reports
+//!   and the terminal policy.
+//! - [`protocol`]: the engine's UCI/UGI-style loop on stdin/stdout, and the
+//!   bot-arena dialects (CodinGame, riddles.io).
+//! - [`arena`]: engine processes, refereed games, the match runner, its
+//!   statistics and game records; it needs only the rules and notation.
+//! - [`cli`]: the `ultimo` command line, thin front ends over the above.
 #![deny(missing_docs)]
 
+pub mod arena;
+pub mod cli;
+pub mod display;
 pub mod game;
 pub mod notation;
 pub mod protocol;
 pub mod rules;
 pub mod search;
-pub mod tools;

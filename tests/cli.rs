@@ -70,7 +70,7 @@ fn bench_node_count_is_pinned() {
     let (code, out, _) = run(&["bench"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), ultimo::tools::bench::POSITIONS.len() + 1);
+    assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 1);
     let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
     assert_eq!(last.len(), 4);
     assert_eq!((last[1], last[3]), ("nodes", "nps"));

@@ -157,7 +157,7 @@ pub fn run(
                 log,
                 "{m}: {} nodes, score {}",
                 report.nodes,
-                super::score(line)
+                crate::display::score::score(line)
             );
         }
     }

@@ -21,9 +21,11 @@ use std::thread::JoinHandle;
 use command::{Command, Go, Query};
 use options::EngineOptions;
 
+use crate::display::Style;
+use crate::display::board;
+use crate::display::score::score;
 use crate::rules::{Move, Player, Position, Status};
-use crate::search::{Clock, Control, Limits, Line, Proven, Report, Searcher};
-use crate::tools::board::{self, Style};
+use crate::search::{Clock, Control, Limits, Line, Report, Searcher};
 
 /// The engine's name and version, as `id name` reports it.
 pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
@@ -271,7 +273,7 @@ impl Engine {
             Command::Perft(depth) => {
                 self.idle_searcher("perft")?;
                 let mut buf = Vec::new();
-                crate::tools::perft::run(&self.pos, depth, true, &mut buf)
+                crate::display::perft::run(&self.pos, depth, true, &mut buf)
                     .map_err(|e| e.to_string())?;
                 for line in String::from_utf8_lossy(&buf).lines() {
                     self.out.line(line);
@@ -415,36 +417,9 @@ impl InfoFormat {
     }
 }
 
-/// `cp <n>` from the expected score, or `mate <n>` for a proven result.
-pub fn score(line: &Line<Move>) -> String {
-    match line.proven {
-        Some(Proven::Win(_)) => format!("mate {}", line.proven.map_or(0, |p| p.moves())),
-        Some(Proven::Loss(_)) => format!("mate -{}", line.proven.map_or(0, |p| p.moves())),
-        Some(Proven::Draw(_)) => "cp 0".into(),
-        None => format!("cp {}", centipawns(line.q)),
-    }
-}
-
-/// `round(400 * log10(q / (1 - q)))`, clamped to -2000..2000.
-pub fn centipawns(q: f64) -> i32 {
-    let q = q.clamp(1e-6, 1.0 - 1e-6);
-    (400.0 * (q / (1.0 - q)).log10())
-        .round()
-        .clamp(-2000.0, 2000.0) as i32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn centipawn_formula() {
-        assert_eq!(centipawns(0.5), 0);
-        assert_eq!(centipawns(0.75), 191);
-        assert_eq!(centipawns(0.25), -191);
-        assert_eq!(centipawns(1.0), 2000);
-        assert_eq!(centipawns(0.0), -2000);
-    }
 
     #[test]
     fn queries() {
@@ -457,22 +432,5 @@ mod tests {
             .unwrap();
         assert_eq!(query(&won, Query::Result), "response p1win");
         assert_eq!(query(&won, Query::GameOver), "response true");
-    }
-
-    #[test]
-    fn mate_scores_count_own_moves() {
-        let line = |proven| Line {
-            mv: Move::default(),
-            visits: 1,
-            q: 1.0,
-            wdl: [1000, 0, 0],
-            proven: Some(proven),
-            pv: vec![],
-        };
-        assert_eq!(score(&line(Proven::Win(1))), "mate 1");
-        assert_eq!(score(&line(Proven::Win(3))), "mate 2");
-        assert_eq!(score(&line(Proven::Loss(2))), "mate -1");
-        assert_eq!(score(&line(Proven::Loss(4))), "mate -2");
-        assert_eq!(score(&line(Proven::Draw(5))), "cp 0");
     }
 }

@@ -3,9 +3,10 @@
 
 use std::io::{BufRead, Write};
 
+use crate::display::Style;
+use crate::display::board;
 use crate::rules::{Move, Player, Position, Status, board_name};
 use crate::search::{Control, Limits, Options, Searcher};
-use crate::tools::board::{self, Style};
 
 /// How the game is set up.
 #[derive(Clone, Debug)]
@@ -94,7 +95,7 @@ pub fn run(
             writeln!(
                 out,
                 "\nUltimo plays {m} (for Ultimo: {}; {} nodes)",
-                crate::tools::analyze::proven_text_or_score(line),
+                crate::display::score::proven_text_or_score(line),
                 report.nodes
             )
             .map_err(io_err)?;
@@ -146,7 +147,7 @@ pub fn run(
                         out,
                         "Hint: {} (for you: {})",
                         line.mv,
-                        crate::tools::analyze::proven_text_or_score(line)
+                        crate::display::score::proven_text_or_score(line)
                     )
                     .map_err(io_err)?,
                     None => writeln!(out, "No hint: no legal move.").map_err(io_err)?,

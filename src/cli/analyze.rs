@@ -5,10 +5,11 @@
 use std::io::Write;
 use std::time::Duration;
 
-use crate::protocol::score;
+use crate::display::Style;
+use crate::display::board;
+use crate::display::score::table;
 use crate::rules::{Move, Position};
-use crate::search::{Control, Limits, Line, Options, Proven, Report, Searcher};
-use crate::tools::board::{self, Style};
+use crate::search::{Control, Limits, Options, Report, Searcher};
 
 /// What to analyse and how long.
 #[derive(Clone, Debug)]
@@ -29,62 +30,6 @@ pub struct Settings {
 
 /// The default thinking time when neither time nor nodes are given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
-
-/// A proven result in words, e.g. "wins in 3" (plies).
-pub fn proven_text(p: Proven) -> String {
-    match p {
-        Proven::Win(n) => format!("wins in {n}"),
-        Proven::Loss(n) => format!("loses in {n}"),
-        Proven::Draw(n) => format!("draws in {n}"),
-    }
-}
-
-/// A line's result for people: "wins in 3" when proven, else the chances,
-/// e.g. "win 52%, draw 10%, loss 38%".
-pub fn proven_text_or_score(line: &Line<Move>) -> String {
-    match line.proven {
-        Some(p) => proven_text(p),
-        None => {
-            let [w, d, l] = line.wdl.map(|x| (x as f64 / 10.0).round());
-            format!("win {w}%, draw {d}%, loss {l}%")
-        }
-    }
-}
-
-/// The table of the `multipv` best moves.
-pub fn table(report: &Report<Move>, multipv: usize) -> Vec<String> {
-    let mut rows = vec![format!(
-        "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} pv",
-        "#", "move", "visits", "win%", "draw%", "loss%", "score", "proven"
-    )];
-    for (i, line) in report.lines.iter().take(multipv).enumerate() {
-        let [w, d, l] = line.wdl;
-        let pct = |x: u32| format!("{:.1}", x as f64 / 10.0);
-        let pv: Vec<String> = line.pv.iter().map(|m| m.to_string()).collect();
-        rows.push(format!(
-            "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} {}",
-            i + 1,
-            line.mv.to_string(),
-            line.visits,
-            pct(w),
-            pct(d),
-            pct(l),
-            score(line),
-            line.proven.map_or("-".to_string(), proven_text),
-            pv.join(" ")
-        ));
-    }
-    rows.push(format!(
-        "nodes {}  time {:.1} s  nps {}  depth {}  seldepth {}  hashfull {}",
-        report.nodes,
-        report.elapsed.as_secs_f64(),
-        report.nps(),
-        report.depth,
-        report.seldepth,
-        report.hashfull
-    ));
-    rows
-}
 
 /// Runs the analysis, writing to `out`.
 pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, String> {

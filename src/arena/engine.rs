@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::tools::match_runner::clock::Dialect;
+use crate::arena::clock::Dialect;
 
 /// How to start an engine and set it up.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,11 +4,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::arena::clock::{GameClock, TimeControl};
+use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::openings::Opening;
+use crate::arena::record::{GameRecord, Outcome, Termination, sanitize};
 use crate::rules::{Move, Player, Position};
-use crate::tools::match_runner::clock::{GameClock, TimeControl};
-use crate::tools::match_runner::engine::{Engine, EngineError, EngineSpec};
-use crate::tools::match_runner::openings::Opening;
-use crate::tools::match_runner::record::{GameRecord, Outcome, Termination, sanitize};
 
 /// The settings every game of a match shares.
 #[derive(Clone, Debug)]

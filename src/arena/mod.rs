@@ -21,6 +21,7 @@ pub mod game;
 pub mod openings;
 pub mod record;
 mod signal;
+pub mod stats;
 pub mod tally;
 
 use std::fs::File;
@@ -38,7 +39,7 @@ use openings::OpeningBook;
 use record::{GameRecord, Record};
 use tally::{Sprt, Tally};
 
-use crate::tools::stats::SprtDecision;
+use crate::arena::stats::SprtDecision;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
 /// record format and Ctrl-C.

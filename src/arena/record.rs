@@ -27,9 +27,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::arena::openings::Opening;
+use crate::arena::stats::GameResult;
 use crate::rules::{Move, Player, Position, Status};
-use crate::tools::match_runner::openings::Opening;
-use crate::tools::stats::GameResult;
 
 /// The first line of every record file.
 pub const HEADER: &str = "# ultimo match record 1";

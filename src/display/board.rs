@@ -1,31 +1,7 @@
 //! The board drawn as text for people (`d`, `ultimo play`, `ultimo analyze`).
 
+use super::Style;
 use crate::rules::{Move, Player, Position, Status, board_name};
-
-/// How to draw a board.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct Style {
-    /// Use ANSI colours (only for terminals, and never with `NO_COLOR`).
-    pub color: bool,
-}
-
-impl Style {
-    /// Colours when `stdout_is_terminal` and `NO_COLOR` is unset or empty.
-    pub fn for_terminal(stdout_is_terminal: bool) -> Style {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Style {
-            color: stdout_is_terminal && !no_color,
-        }
-    }
-
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-}
 
 /// The board as a 9x9 grid with file and rank labels. The last move is
 /// shown in capitals (`X`/`O`), the cells the side to move may play as

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::tools::match_runner::record::{GameRecord, Termination};
-use crate::tools::stats::{
+use crate::arena::record::{GameRecord, Termination};
+use crate::arena::stats::{
     self, EloEstimate, GameResult, Pentanomial, SprtDecision, SprtState, Wdl,
 };
 
@@ -252,8 +252,8 @@ fn elo_text(e: &EloEstimate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::match_runner::openings::Opening;
-    use crate::tools::match_runner::record::Outcome;
+    use crate::arena::openings::Opening;
+    use crate::arena::record::Outcome;
 
     fn game(number: u64, x: &str, o: &str, outcome: Outcome, end: Termination) -> GameRecord {
         GameRecord {

@@ -9,7 +9,7 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use crate::protocol::score;
+use crate::display::score::score;
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Searcher};
 

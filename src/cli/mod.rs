@@ -1,0 +1,301 @@
+//! The command line: the protocol loop with no arguments, and the tools for
+//! people as subcommands (analyze, play, match, bench, perft, codingame,
+//! riddles). Each subcommand is a thin front end over the layers below.
+
+pub mod analyze;
+pub mod bench;
+pub mod play;
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::display::Style;
+use crate::notation::play_moves;
+use crate::rules::Player;
+use crate::rules::Position;
+use crate::search::{Limits, Options};
+
+/// Ultimo, an Ultimate Tic-Tac-Toe engine.
+///
+/// With no subcommand, Ultimo speaks its UCI/UGI-style protocol on standard
+/// input and output (see protocol.md), for GUIs and tournament runners.
+#[derive(Parser)]
+#[command(name = "ultimo", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyse a position: the best moves with their chances and lines
+    ///
+    /// Prints the board, then a table of the best moves with visits,
+    /// win/draw/loss chances, score, proven results and principal
+    /// variations. On a terminal the table updates while the engine thinks.
+    Analyze {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Thinking time in seconds (default 3 when --nodes is not given)
+        #[arg(long, value_parser = seconds)]
+        time: Option<Duration>,
+        /// Iterations to search
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        /// Moves shown in the table
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
+        multipv: u16,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Play a game against the engine in the terminal
+    ///
+    /// Type moves like e5; also undo, hint, board, help and quit. Works
+    /// through a pipe too (one command per line, no colours).
+    Play {
+        /// The side you play: x moves first
+        #[arg(long, default_value = "x", value_parser = side)]
+        side: Player,
+        /// The engine's thinking time per move, in seconds (default 1 when
+        /// --nodes is not given)
+        #[arg(long, value_parser = seconds)]
+        time: Option<Duration>,
+        /// The engine's iterations per move (a fixed, repeatable strength)
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        #[command(flatten)]
+        position: PositionArgs,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Play a match between two engines, or summarize a recorded one
+    ///
+    /// Referees every move with Ultimo's rules and reports the first
+    /// engine's score, Elo, LOS and an optional SPRT.
+    Match(crate::arena::MatchArgs),
+    /// Search a fixed set of positions and report the speed
+    ///
+    /// Each of the compiled-in positions (opening, middle game, free-choice
+    /// and near-end positions) is searched with the same node budget from a
+    /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
+    /// the node count is a checksum of the search's behaviour.
+    Bench {
+        /// Search threads
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+    },
+    /// Count the leaves of the move tree (checks the rules, measures speed)
+    ///
+    /// Prints one line per root move with --divide, then the time and
+    /// leaves per second, and last `total <leaves>`.
+    Perft {
+        /// Plies to look ahead (0-81)
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
+        depth: u32,
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Print the count below each legal move
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Play on CodinGame: its turn loop on stdin/stdout
+    ///
+    /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
+    /// number of valid actions and those actions, and prints `row col`.
+    /// Rows and columns are 0-8 from the top-left. The search plays by
+    /// CodinGame's rule that a drawn big board goes to the player with more
+    /// small boards won. Problems with the input are reported on stderr.
+    Codingame {
+        /// Thinking time on the first turn, in milliseconds
+        #[arg(long, default_value_t = 900)]
+        first_ms: u64,
+        /// Thinking time on later turns, in milliseconds
+        #[arg(long, default_value_t = 90)]
+        turn_ms: u64,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Play on theaigames.com or riddles.io: their bot loop on stdin/stdout
+    ///
+    /// Reads `settings`, `update game field|macroboard` and `action move`
+    /// lines and answers `place_move <column> <row>`. Both field dialects
+    /// (0/1/2 and ./0/1) are understood. Problems are reported on stderr.
+    Riddles {
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+}
+
+/// A starting position: a FEN and moves played from it.
+#[derive(clap::Args)]
+struct PositionArgs {
+    /// Start from this position (FEN) instead of the empty board
+    #[arg(long)]
+    fen: Option<String>,
+    /// Moves to play first, e.g. --moves e5 e4
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
+}
+
+/// Search settings.
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// Search threads
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Memory for the search trees, in MiB
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    hash: u32,
+    /// Seed of the search's random generators
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+impl SearchArgs {
+    fn options(&self) -> Options {
+        Options {
+            threads: self.threads as usize,
+            hash_mb: self.hash as usize,
+            seed: self.seed,
+            ..Options::default()
+        }
+    }
+}
+
+/// A positive number of seconds, at most a day.
+fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+/// `x` or `o`.
+fn side(text: &str) -> Result<Player, String> {
+    match text {
+        "x" | "X" => Ok(Player::X),
+        "o" | "O" => Ok(Player::O),
+        _ => Err(format!("'{text}' is not a side (x or o)")),
+    }
+}
+
+/// Limits from optional time and nodes, with a default time.
+fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limits {
+    Limits {
+        movetime: time.or(if nodes.is_none() { Some(default) } else { None }),
+        nodes,
+        ..Limits::default()
+    }
+}
+
+/// Parses the command line, runs what it asks and returns the exit code:
+/// 0 on success, 2 (after an `error:` line on stderr) on failure.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => crate::protocol::run_stdio(),
+        Some(Command::Analyze {
+            position,
+            time,
+            nodes,
+            multipv,
+            search,
+        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
+            let live = io::stdout().is_terminal();
+            let settings = analyze::Settings {
+                pos,
+                limits: limits(time, nodes, analyze::DEFAULT_TIME),
+                multipv: multipv as usize,
+                options: Options {
+                    move_overhead: Duration::ZERO,
+                    ..search.options()
+                },
+                live,
+                style: Style::for_terminal(live),
+            };
+            analyze::run(&settings, &mut io::stdout()).map(|_| ())
+        }),
+        Some(Command::Play {
+            side,
+            time,
+            nodes,
+            position,
+            search,
+        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|start| {
+            let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
+            let settings = play::Settings {
+                human: side,
+                start,
+                limits: limits(time, nodes, Duration::from_secs(1)),
+                hint_limits: limits(None, None, Duration::from_millis(500)),
+                options: Options {
+                    move_overhead: Duration::ZERO,
+                    ..search.options()
+                },
+                style: Style::for_terminal(io::stdout().is_terminal()),
+                prompt: interactive,
+            };
+            play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
+        }),
+        Some(Command::Match(args)) => crate::arena::run(&args),
+        Some(Command::Bench { threads }) => {
+            let mut out = io::stdout().lock();
+            bench::run(threads as usize, &mut out).map(|_| ())
+        }
+        Some(Command::Perft {
+            depth,
+            position,
+            divide,
+        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
+            let mut out = io::stdout().lock();
+            crate::display::perft::run(&pos, depth, divide, &mut out)
+                .and_then(|_| out.flush())
+                .map_err(|e| e.to_string())
+        }),
+        Some(Command::Codingame {
+            first_ms,
+            turn_ms,
+            search,
+        }) => {
+            let settings = crate::protocol::codingame::Settings {
+                first_turn: Duration::from_millis(first_ms),
+                turn: Duration::from_millis(turn_ms),
+                options: search.options(),
+            };
+            crate::protocol::codingame::run(
+                &settings,
+                &mut io::stdin().lock(),
+                &mut io::stdout().lock(),
+                &mut io::stderr(),
+            )
+        }
+        Some(Command::Riddles { search }) => crate::protocol::riddles::run(
+            &search.options(),
+            &mut io::stdin().lock(),
+            &mut io::stdout().lock(),
+            &mut io::stderr(),
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The position named by an optional FEN and a list of moves played from it
+/// (the empty board when no FEN is given).
+pub fn position_from(fen: Option<&str>, moves: &[String]) -> Result<Position, String> {
+    let start = match fen {
+        Some(f) => f.parse().map_err(|e| format!("bad FEN '{f}': {e}"))?,
+        None => Position::startpos(),
+    };
+    play_moves(&start, moves.iter().map(String::as_str)).map_err(|e| e.to_string())
+}

@@ -1,0 +1,110 @@
+//! Search results as text: protocol scores (`cp`/`mate`), proven results
+//! and chances in words, and the analysis table.
+
+use crate::rules::Move;
+use crate::search::{Line, Proven, Report};
+
+/// `cp <n>` from the expected score, or `mate <n>` for a proven result.
+pub fn score(line: &Line<Move>) -> String {
+    match line.proven {
+        Some(Proven::Win(_)) => format!("mate {}", line.proven.map_or(0, |p| p.moves())),
+        Some(Proven::Loss(_)) => format!("mate -{}", line.proven.map_or(0, |p| p.moves())),
+        Some(Proven::Draw(_)) => "cp 0".into(),
+        None => format!("cp {}", centipawns(line.q)),
+    }
+}
+
+/// `round(400 * log10(q / (1 - q)))`, clamped to -2000..2000.
+pub fn centipawns(q: f64) -> i32 {
+    let q = q.clamp(1e-6, 1.0 - 1e-6);
+    (400.0 * (q / (1.0 - q)).log10())
+        .round()
+        .clamp(-2000.0, 2000.0) as i32
+}
+
+/// A proven result in words, e.g. "wins in 3" (plies).
+pub fn proven_text(p: Proven) -> String {
+    match p {
+        Proven::Win(n) => format!("wins in {n}"),
+        Proven::Loss(n) => format!("loses in {n}"),
+        Proven::Draw(n) => format!("draws in {n}"),
+    }
+}
+
+/// A line's result for people: "wins in 3" when proven, else the chances,
+/// e.g. "win 52%, draw 10%, loss 38%".
+pub fn proven_text_or_score(line: &Line<Move>) -> String {
+    match line.proven {
+        Some(p) => proven_text(p),
+        None => {
+            let [w, d, l] = line.wdl.map(|x| (x as f64 / 10.0).round());
+            format!("win {w}%, draw {d}%, loss {l}%")
+        }
+    }
+}
+
+/// The table of the `multipv` best moves.
+pub fn table(report: &Report<Move>, multipv: usize) -> Vec<String> {
+    let mut rows = vec![format!(
+        "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} pv",
+        "#", "move", "visits", "win%", "draw%", "loss%", "score", "proven"
+    )];
+    for (i, line) in report.lines.iter().take(multipv).enumerate() {
+        let [w, d, l] = line.wdl;
+        let pct = |x: u32| format!("{:.1}", x as f64 / 10.0);
+        let pv: Vec<String> = line.pv.iter().map(|m| m.to_string()).collect();
+        rows.push(format!(
+            "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} {}",
+            i + 1,
+            line.mv.to_string(),
+            line.visits,
+            pct(w),
+            pct(d),
+            pct(l),
+            score(line),
+            line.proven.map_or("-".to_string(), proven_text),
+            pv.join(" ")
+        ));
+    }
+    rows.push(format!(
+        "nodes {}  time {:.1} s  nps {}  depth {}  seldepth {}  hashfull {}",
+        report.nodes,
+        report.elapsed.as_secs_f64(),
+        report.nps(),
+        report.depth,
+        report.seldepth,
+        report.hashfull
+    ));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centipawn_formula() {
+        assert_eq!(centipawns(0.5), 0);
+        assert_eq!(centipawns(0.75), 191);
+        assert_eq!(centipawns(0.25), -191);
+        assert_eq!(centipawns(1.0), 2000);
+        assert_eq!(centipawns(0.0), -2000);
+    }
+
+    #[test]
+    fn mate_scores_count_own_moves() {
+        let line = |proven| Line {
+            mv: Move::default(),
+            visits: 1,
+            q: 1.0,
+            wdl: [1000, 0, 0],
+            proven: Some(proven),
+            pv: vec![],
+        };
+        assert_eq!(score(&line(Proven::Win(1))), "mate 1");
+        assert_eq!(score(&line(Proven::Win(3))), "mate 2");
+        assert_eq!(score(&line(Proven::Loss(2))), "mate -1");
+        assert_eq!(score(&line(Proven::Loss(4))), "mate -2");
+        assert_eq!(score(&line(Proven::Draw(5))), "cp 0");
+    }
+}
