@@ -4,17 +4,100 @@
 //! whether the game is over and draws random or winning moves, all through
 //! [`Game`]. A second two-player game can be searched by implementing it.
 
-use std::fmt::{Debug, Display};
+use std::fmt::{self, Debug, Display};
 
-use crate::rules::{Move, MoveList, Player, Position, Status};
+/// One of the two players. `X` moves first. (In Ultimate Tic-Tac-Toe they
+/// place the marks `x` and `o`.)
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Player {
+    /// The first player.
+    X = 0,
+    /// The second player.
+    O = 1,
+}
 
-/// How a finished game ended, with players numbered 0 (first) and 1.
+impl Player {
+    /// The other player.
+    #[inline]
+    pub const fn opponent(self) -> Player {
+        match self {
+            Player::X => Player::O,
+            Player::O => Player::X,
+        }
+    }
+
+    /// 0 for `X`, 1 for `O`.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The player's character: `x` or `o`.
+    pub const fn to_char(self) -> char {
+        match self {
+            Player::X => 'x',
+            Player::O => 'o',
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_char())
+    }
+}
+
+/// How a finished game ended. A position that is still being played has
+/// no outcome (`Option<Outcome>` is `None`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
 pub enum Outcome {
-    /// Player 0 or 1 won.
-    Win(u8),
+    /// This player won.
+    Win(Player),
     /// Nobody won.
     Draw,
+}
+
+impl Outcome {
+    /// The result for `player`.
+    pub fn verdict_for(self, player: Player) -> Verdict {
+        match self {
+            Outcome::Win(p) if p == player => Verdict::Win,
+            Outcome::Win(_) => Verdict::Loss,
+            Outcome::Draw => Verdict::Draw,
+        }
+    }
+}
+
+/// A result seen from one player's side: a game's result for one engine,
+/// or a proven result for the side to move.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Verdict {
+    /// That player wins.
+    Win,
+    /// Nobody wins.
+    Draw,
+    /// That player loses.
+    Loss,
+}
+
+impl Verdict {
+    /// The same result from the other side.
+    pub const fn flip(self) -> Verdict {
+        match self {
+            Verdict::Win => Verdict::Loss,
+            Verdict::Draw => Verdict::Draw,
+            Verdict::Loss => Verdict::Win,
+        }
+    }
+
+    /// The score: 1 for a win, 1/2 for a draw, 0 for a loss.
+    pub const fn score(self) -> f64 {
+        match self {
+            Verdict::Win => 1.0,
+            Verdict::Draw => 0.5,
+            Verdict::Loss => 0.0,
+        }
+    }
 }
 
 /// A two-player, zero-sum, perfect-information game with win, draw and loss.
@@ -31,8 +114,8 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// The most plies a game can last from any position.
     const MAX_PLIES: usize;
 
-    /// The player to move: 0 or 1.
-    fn side_to_move(&self) -> u8;
+    /// The player to move.
+    fn side_to_move(&self) -> Player;
 
     /// Plies played so far (for time management).
     fn ply(&self) -> u32;
@@ -79,154 +162,5 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
             }
             None => self.play_random(rng),
         }
-    }
-}
-
-impl Game for Position {
-    type Move = Move;
-    type Moves = MoveList;
-    const MAX_MOVES: usize = 81;
-    const MAX_PLIES: usize = 81;
-
-    #[inline(always)]
-    fn side_to_move(&self) -> u8 {
-        self.side_to_move() as u8
-    }
-
-    #[inline(always)]
-    fn outcome(&self) -> Option<Outcome> {
-        match self.status() {
-            Status::Ongoing => None,
-            Status::Won(p) => Some(Outcome::Win(p as u8)),
-            Status::Drawn => Some(Outcome::Draw),
-        }
-    }
-
-    fn ply(&self) -> u32 {
-        Position::ply(self)
-    }
-
-    #[inline]
-    fn legal_moves(&self) -> MoveList {
-        Position::legal_moves(self)
-    }
-
-    #[inline(always)]
-    fn play(&mut self, m: Move) {
-        self.play_unchecked(m);
-    }
-
-    #[inline(always)]
-    fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
-        Position::random_move(self, rng)
-    }
-
-    #[inline(always)]
-    fn play_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        self.random_step(rng)
-    }
-
-    #[inline(always)]
-    fn winning_move(&self) -> Option<Move> {
-        Position::winning_move(self)
-    }
-}
-
-/// The rules of CodinGame's referee: a drawn big board goes to the player
-/// with more small boards won (still a draw when they won as many).
-/// Everything else is [`Position`]'s.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct BoardCountTiebreak(pub Position);
-
-impl std::fmt::Display for BoardCountTiebreak {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl Game for BoardCountTiebreak {
-    type Move = Move;
-    type Moves = MoveList;
-    const MAX_MOVES: usize = 81;
-    const MAX_PLIES: usize = 81;
-
-    fn side_to_move(&self) -> u8 {
-        Game::side_to_move(&self.0)
-    }
-
-    fn ply(&self) -> u32 {
-        self.0.ply()
-    }
-
-    #[inline(always)]
-    fn outcome(&self) -> Option<Outcome> {
-        match self.0.status() {
-            Status::Drawn => {
-                let x = self.0.won_boards(Player::X).count_ones();
-                let o = self.0.won_boards(Player::O).count_ones();
-                Some(match x.cmp(&o) {
-                    std::cmp::Ordering::Greater => Outcome::Win(0),
-                    std::cmp::Ordering::Less => Outcome::Win(1),
-                    std::cmp::Ordering::Equal => Outcome::Draw,
-                })
-            }
-            _ => Game::outcome(&self.0),
-        }
-    }
-
-    fn legal_moves(&self) -> MoveList {
-        self.0.legal_moves()
-    }
-
-    #[inline(always)]
-    fn play(&mut self, m: Move) {
-        self.0.play_unchecked(m);
-    }
-
-    #[inline(always)]
-    fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
-        self.0.random_move(rng)
-    }
-
-    #[inline(always)]
-    fn play_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        self.0.random_step(rng)
-    }
-
-    #[inline(always)]
-    fn winning_move(&self) -> Option<Move> {
-        self.0.winning_move()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tiebreak_counts_boards() {
-        // A drawn game: every board closed, no line of boards.
-        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
-        let mut seen = [0; 3];
-        for _ in 0..2_000 {
-            let end = Position::startpos().random_playout(&mut rng);
-            if end.status() != Status::Drawn {
-                assert_eq!(Game::outcome(&BoardCountTiebreak(end)), Game::outcome(&end));
-                continue;
-            }
-            let x = end.won_boards(Player::X).count_ones();
-            let o = end.won_boards(Player::O).count_ones();
-            let want = match x.cmp(&o) {
-                std::cmp::Ordering::Greater => Outcome::Win(0),
-                std::cmp::Ordering::Less => Outcome::Win(1),
-                std::cmp::Ordering::Equal => Outcome::Draw,
-            };
-            assert_eq!(Game::outcome(&BoardCountTiebreak(end)), Some(want));
-            seen[match want {
-                Outcome::Win(p) => p as usize,
-                Outcome::Draw => 2,
-            }] += 1;
-        }
-        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! The modules form layers; each uses only modules listed above it:
 //!
-//! - [`game`]: what the search needs of a game (the [`game::Game`] trait).
+//! - [`game`]: what every game shares: players, outcomes, verdicts, and the
+//!   [`game::Game`] trait through which the search sees a game.
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
 //!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.

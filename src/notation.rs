@@ -21,10 +21,11 @@
 //! assert!("9/9/9 x 1 0000".parse::<Position>().is_err());
 //! ```
 
+use crate::game::Player;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::rules::{ALL_CELLS, Move, Player, Position, board_bits, board_name, is_line};
+use crate::rules::{ALL_CELLS, Move, Position, board_bits, board_name, is_line};
 
 /// The FEN of the empty board.
 pub const STARTPOS_FEN: &str = "9/9/9/9/9/9/9/9/9 x 1 0000";
@@ -380,6 +381,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Outcome;
 
     fn fen_err(s: &str) -> FenError {
         s.parse::<Position>().expect_err(s)
@@ -504,7 +506,7 @@ mod tests {
     fn won_game_fen_is_read() {
         let won = "xxxxxxxxx/o1o1o1o1o/1o1o1o3/9/9/9/9/9/9 o 9 c9";
         let pos: Position = won.parse().unwrap();
-        assert_eq!(pos.status(), crate::rules::Status::Won(Player::X));
+        assert_eq!(pos.outcome(), Some(Outcome::Win(Player::X)));
         assert_eq!(pos.to_string(), won);
     }
 

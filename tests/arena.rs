@@ -4,9 +4,10 @@
 mod common;
 
 use std::time::Duration;
+use ultimo::game::Player;
 
 use common::Engine;
-use ultimo::rules::{Move, Player, Position};
+use ultimo::rules::{Move, Position};
 
 const WAIT: Duration = Duration::from_secs(10);
 

@@ -3,11 +3,12 @@
 mod common;
 
 use std::time::{Duration, Instant};
+use ultimo::game::{Outcome, Player};
 
 use common::Engine;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
-use ultimo::rules::{Move, Position, Status};
+use ultimo::rules::{Move, Position};
 
 const SEC: Duration = Duration::from_secs(1);
 
@@ -82,10 +83,7 @@ fn whole_game_through_the_protocol() {
         let over = e.ask("query gameover");
         assert_eq!(over, format!("response {}", pos.is_over()));
         let p1 = e.ask("query p1turn");
-        assert_eq!(
-            p1 == "response true",
-            pos.side_to_move() == ultimo::rules::Player::X
-        );
+        assert_eq!(p1 == "response true", pos.side_to_move() == Player::X);
         if pos.is_over() {
             break;
         }
@@ -100,11 +98,11 @@ fn whole_game_through_the_protocol() {
         moves.push(best);
     }
     let result = e.ask("query result");
-    let want = match pos.status() {
-        Status::Won(ultimo::rules::Player::X) => "response p1win",
-        Status::Won(ultimo::rules::Player::O) => "response p2win",
-        Status::Drawn => "response draw",
-        Status::Ongoing => unreachable!(),
+    let want = match pos.outcome() {
+        Some(Outcome::Win(Player::X)) => "response p1win",
+        Some(Outcome::Win(Player::O)) => "response p2win",
+        Some(Outcome::Draw) => "response draw",
+        None => unreachable!(),
     };
     assert_eq!(result, want);
     // A go on a finished game answers at once.

@@ -1,10 +1,9 @@
 //! Time controls and the referee's clocks: what `go` command to send, how
 //! long a move may take, and who lost on time.
 
+use crate::game::Player;
 use std::fmt;
 use std::time::Duration;
-
-use crate::rules::Player;
 
 /// How much an engine may think per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

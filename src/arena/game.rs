@@ -1,14 +1,16 @@
 //! Playing one game between two engine processes, refereed by Ultimo's own
 //! rules.
 
+use crate::game::Player;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::arena::clock::{GameClock, TimeControl};
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::openings::Opening;
-use crate::arena::record::{GameRecord, Outcome, Termination, sanitize};
-use crate::rules::{Move, Player, Position};
+use crate::arena::record::{GameRecord, Termination, sanitize};
+use crate::game::Outcome;
+use crate::rules::{Move, Position};
 
 /// The settings every game of a match shares.
 #[derive(Clone, Debug)]
@@ -55,8 +57,8 @@ pub fn referee(pos: &mut Position, line: &str) -> Result<Move, String> {
 
 /// Why a finished game ended, in words.
 fn normal_reason(pos: &Position) -> String {
-    match pos.status() {
-        crate::rules::Status::Won(p) => format!("{p} has three boards in a line"),
+    match pos.outcome() {
+        Some(Outcome::Win(p)) => format!("{p} has three boards in a line"),
         _ => "every board is closed without a line".to_string(),
     }
 }
@@ -133,7 +135,7 @@ pub fn play_game(
         .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut moves, abort));
     let (outcome, termination, reason) = match result {
         Ok(()) => {
-            let outcome = Outcome::from_status(pos.status())?;
+            let outcome = pos.outcome()?;
             (outcome, Termination::Normal, normal_reason(&pos))
         }
         Err(Halt::Aborted) => return None,
@@ -141,7 +143,7 @@ pub fn play_game(
             slots[fault.engine] = None; // kills the process
             let side = setup.side_of(fault.engine);
             let reason = format!("{side} ({}) {}", specs[fault.engine].name, fault.reason);
-            (Outcome::win_for(side.opponent()), fault.kind, reason)
+            (Outcome::Win(side.opponent()), fault.kind, reason)
         }
     };
     let name = |side| specs[setup.engine_of(side)].name.clone();
@@ -286,8 +288,8 @@ mod tests {
     fn normal_reasons() {
         let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
         let pos = Position::startpos().random_playout(&mut rng);
-        match pos.status() {
-            crate::rules::Status::Won(p) => {
+        match pos.outcome() {
+            Some(Outcome::Win(p)) => {
                 assert_eq!(
                     normal_reason(&pos),
                     format!("{p} has three boards in a line")

@@ -396,7 +396,11 @@ impl Progress {
 fn game_text(game: &GameRecord, total: u64) -> String {
     format!(
         "game {}/{total}: {}-{} {} ({})",
-        game.game, game.x, game.o, game.outcome, game.reason
+        game.game,
+        game.x,
+        game.o,
+        record::result_text(game.outcome),
+        game.reason
     )
 }
 
@@ -751,7 +755,7 @@ mod tests {
             o: "new".into(),
             opening: openings::Opening::Moves(vec![]),
             moves: vec![],
-            outcome: record::Outcome::OWins,
+            outcome: crate::game::Outcome::Win(crate::game::Player::O),
             termination: record::Termination::Timeout,
             reason: "x (base) lost on time: no move within 150 ms".into(),
         };

@@ -28,71 +28,29 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::arena::openings::Opening;
-use crate::arena::stats::GameResult;
-use crate::rules::{Move, Player, Position, Status};
+use crate::game::{Outcome, Player, Verdict};
+use crate::rules::{Move, Position};
 
 /// The first line of every record file.
 pub const HEADER: &str = "# ultimo match record 1";
 
-/// The result of a game, as its players see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// `x` won: `1-0`.
-    XWins,
-    /// `o` won: `0-1`.
-    OWins,
-    /// Drawn: `1/2-1/2`.
-    Draw,
-}
-
-impl Outcome {
-    /// The win for `player`.
-    pub fn win_for(player: Player) -> Outcome {
-        match player {
-            Player::X => Outcome::XWins,
-            Player::O => Outcome::OWins,
-        }
-    }
-
-    /// The outcome of a finished game's status (`None` while it goes on).
-    pub fn from_status(status: Status) -> Option<Outcome> {
-        match status {
-            Status::Ongoing => None,
-            Status::Won(p) => Some(Outcome::win_for(p)),
-            Status::Drawn => Some(Outcome::Draw),
-        }
-    }
-
-    /// The result for the engine that played `player`.
-    pub fn for_player(self, player: Player) -> GameResult {
-        match (self, player) {
-            (Outcome::Draw, _) => GameResult::Draw,
-            (Outcome::XWins, Player::X) | (Outcome::OWins, Player::O) => GameResult::Win,
-            _ => GameResult::Loss,
-        }
+/// A game's result as the record writes it: `1-0` (x won), `0-1` (o won)
+/// or `1/2-1/2`.
+pub fn result_text(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win(Player::X) => "1-0",
+        Outcome::Win(Player::O) => "0-1",
+        Outcome::Draw => "1/2-1/2",
     }
 }
 
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Outcome::XWins => "1-0",
-            Outcome::OWins => "0-1",
-            Outcome::Draw => "1/2-1/2",
-        })
-    }
-}
-
-impl FromStr for Outcome {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Outcome, String> {
-        match s {
-            "1-0" => Ok(Outcome::XWins),
-            "0-1" => Ok(Outcome::OWins),
-            "1/2-1/2" => Ok(Outcome::Draw),
-            _ => Err(format!("result '{s}' is not 1-0, 0-1 or 1/2-1/2")),
-        }
+/// Reads a result written by [`result_text`].
+pub fn parse_result(s: &str) -> Result<Outcome, String> {
+    match s {
+        "1-0" => Ok(Outcome::Win(Player::X)),
+        "0-1" => Ok(Outcome::Win(Player::O)),
+        "1/2-1/2" => Ok(Outcome::Draw),
+        _ => Err(format!("result '{s}' is not 1-0, 0-1 or 1/2-1/2")),
     }
 }
 
@@ -181,18 +139,18 @@ impl GameRecord {
     /// The loser, if the game was decisive.
     pub fn loser(&self) -> Option<Player> {
         match self.outcome {
-            Outcome::XWins => Some(Player::O),
-            Outcome::OWins => Some(Player::X),
+            Outcome::Win(Player::X) => Some(Player::O),
+            Outcome::Win(Player::O) => Some(Player::X),
             Outcome::Draw => None,
         }
     }
 
     /// The result for the engine called `name`, or `None` if it did not play.
-    pub fn result_for(&self, name: &str) -> Option<GameResult> {
+    pub fn result_for(&self, name: &str) -> Option<Verdict> {
         [Player::X, Player::O]
             .into_iter()
             .find(|&p| self.engine(p) == name)
-            .map(|p| self.outcome.for_player(p))
+            .map(|p| self.outcome.verdict_for(p))
     }
 
     /// Checks the game with the rules: the moves must be legal from the
@@ -205,11 +163,12 @@ impl GameRecord {
                 .map_err(|e| format!("move {} ({m}) is illegal: {e}", i + 1))?;
         }
         match self.termination {
-            Termination::Normal => match Outcome::from_status(pos.status()) {
+            Termination::Normal => match pos.outcome() {
                 None => Err("the game ended normally but is not over".to_string()),
                 Some(o) if o != self.outcome => Err(format!(
-                    "the result is {} but the rules give {o}",
-                    self.outcome
+                    "the result is {} but the rules give {}",
+                    result_text(self.outcome),
+                    result_text(o)
                 )),
                 Some(_) => Ok(()),
             },
@@ -248,7 +207,7 @@ impl fmt::Display for GameRecord {
             self.o,
             self.opening,
             moves.join(" "),
-            self.outcome,
+            result_text(self.outcome),
             self.termination,
             self.reason
         )
@@ -311,7 +270,7 @@ impl FromStr for GameRecord {
             o: name("o", o)?,
             opening: Opening::parse(opening).map_err(|e| format!("opening: {e}"))?,
             moves,
-            outcome: result.parse()?,
+            outcome: parse_result(result)?,
             termination: end.parse()?,
             reason: reason.to_string(),
         })
@@ -453,7 +412,7 @@ mod tests {
             o: "new".into(),
             opening: Opening::Moves(vec![]),
             moves: played,
-            outcome: Outcome::from_status(pos.status()).unwrap(),
+            outcome: pos.outcome().unwrap(),
             termination: Termination::Normal,
             reason: "the rules".into(),
         }
@@ -467,7 +426,7 @@ mod tests {
             o: "base".into(),
             opening: Opening::Moves(vec![]),
             moves: moves("e5"),
-            outcome: Outcome::XWins,
+            outcome: Outcome::Win(Player::X),
             termination: Termination::Illegal,
             reason: "o (base) played e5, which is illegal: the cell is already taken".into(),
         }
@@ -475,14 +434,21 @@ mod tests {
 
     #[test]
     fn outcomes() {
-        assert_eq!(Outcome::XWins.for_player(Player::X), GameResult::Win);
-        assert_eq!(Outcome::XWins.for_player(Player::O), GameResult::Loss);
-        assert_eq!(Outcome::OWins.for_player(Player::O), GameResult::Win);
-        assert_eq!(Outcome::Draw.for_player(Player::X), GameResult::Draw);
-        for o in [Outcome::XWins, Outcome::OWins, Outcome::Draw] {
-            assert_eq!(o.to_string().parse(), Ok(o));
+        assert_eq!(Outcome::Win(Player::X).verdict_for(Player::X), Verdict::Win);
+        assert_eq!(
+            Outcome::Win(Player::X).verdict_for(Player::O),
+            Verdict::Loss
+        );
+        assert_eq!(Outcome::Win(Player::O).verdict_for(Player::O), Verdict::Win);
+        assert_eq!(Outcome::Draw.verdict_for(Player::X), Verdict::Draw);
+        for o in [
+            Outcome::Win(Player::X),
+            Outcome::Win(Player::O),
+            Outcome::Draw,
+        ] {
+            assert_eq!(parse_result(result_text(o)), Ok(o));
         }
-        assert!("1-1".parse::<Outcome>().is_err());
+        assert!(parse_result("1-1").is_err());
         for t in Termination::ALL {
             assert_eq!(t.to_string().parse(), Ok(t));
         }
@@ -513,8 +479,8 @@ mod tests {
     #[test]
     fn results_for_each_engine() {
         let game = fault_game();
-        assert_eq!(game.result_for("new"), Some(GameResult::Win));
-        assert_eq!(game.result_for("base"), Some(GameResult::Loss));
+        assert_eq!(game.result_for("new"), Some(Verdict::Win));
+        assert_eq!(game.result_for("base"), Some(Verdict::Loss));
         assert_eq!(game.result_for("other"), None);
         assert_eq!(game.loser(), Some(Player::O));
         assert_eq!(game.engine(Player::O), "base");
@@ -560,7 +526,7 @@ mod tests {
     fn validation_uses_the_rules() {
         let mut game = finished_game();
         game.outcome = match game.outcome {
-            Outcome::Draw => Outcome::XWins,
+            Outcome::Draw => Outcome::Win(Player::X),
             _ => Outcome::Draw,
         };
         assert!(game.validate().unwrap_err().contains("the rules give"));

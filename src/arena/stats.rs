@@ -12,6 +12,8 @@
 
 use std::f64::consts::{LN_10, PI};
 
+use crate::game::Verdict;
+
 /// The multiplier of the standard error for a two-sided 95% interval, as the
 /// testing frameworks round it.
 pub const Z_95: f64 = 1.96;
@@ -27,26 +29,13 @@ const ZERO_COUNT: f64 = 1e-3;
 /// The score of each pentanomial category: a pair scores 0, 1/4, 1/2, 3/4 or 1.
 const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
-/// The result of one game from the point of view of the first engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// The first engine won.
-    Win,
-    /// The game was drawn.
-    Draw,
-    /// The first engine lost.
-    Loss,
-}
-
-impl GameResult {
-    /// Half points earned by the first engine: 2 for a win, 1 for a draw, 0
-    /// for a loss.
-    pub fn half_points(self) -> usize {
-        match self {
-            GameResult::Win => 2,
-            GameResult::Draw => 1,
-            GameResult::Loss => 0,
-        }
+/// Half points earned by the first engine: 2 for a win, 1 for a draw, 0
+/// for a loss.
+fn half_points(result: Verdict) -> usize {
+    match result {
+        Verdict::Win => 2,
+        Verdict::Draw => 1,
+        Verdict::Loss => 0,
     }
 }
 
@@ -72,11 +61,11 @@ impl Wdl {
     }
 
     /// Counts one more game.
-    pub fn add(&mut self, result: GameResult) {
+    pub fn add(&mut self, result: Verdict) {
         match result {
-            GameResult::Win => self.wins += 1,
-            GameResult::Draw => self.draws += 1,
-            GameResult::Loss => self.losses += 1,
+            Verdict::Win => self.wins += 1,
+            Verdict::Draw => self.draws += 1,
+            Verdict::Loss => self.losses += 1,
         }
     }
 
@@ -124,8 +113,8 @@ impl Pentanomial {
 
     /// Counts one more pair, given each game's result from the point of view
     /// of the first engine (not of the engine that moved first).
-    pub fn add_pair(&mut self, first: GameResult, second: GameResult) {
-        self.counts[first.half_points() + second.half_points()] += 1;
+    pub fn add_pair(&mut self, first: Verdict, second: Verdict) {
+        self.counts[half_points(first) + half_points(second)] += 1;
     }
 
     /// The number of pairs.
@@ -573,8 +562,8 @@ impl SprtState {
 
 #[cfg(test)]
 mod tests {
-    use super::GameResult::{Draw, Loss, Win};
     use super::*;
+    use crate::game::Verdict::{Draw, Loss, Win};
 
     fn close(actual: f64, expected: f64, tol: f64) -> bool {
         (actual - expected).abs() <= tol

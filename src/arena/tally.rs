@@ -5,9 +5,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::arena::record::{GameRecord, Termination};
-use crate::arena::stats::{
-    self, EloEstimate, GameResult, Pentanomial, SprtDecision, SprtState, Wdl,
-};
+use crate::arena::stats::{self, EloEstimate, Pentanomial, SprtDecision, SprtState, Wdl};
+use crate::game::Verdict;
 
 /// A sequential probability ratio test on normalized Elo over game pairs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,7 +65,7 @@ pub struct Tally {
     /// The finished pairs.
     pub penta: Pentanomial,
     /// The first engine's result in each pair with one game finished so far.
-    unpaired: HashMap<u64, GameResult>,
+    unpaired: HashMap<u64, Verdict>,
     /// Games lost by a fault, per engine and kind (index 1-3 of
     /// [`Termination::ALL`]).
     faults: [[u64; 4]; 2],
@@ -253,7 +252,10 @@ fn elo_text(e: &EloEstimate) -> String {
 mod tests {
     use super::*;
     use crate::arena::openings::Opening;
-    use crate::arena::record::Outcome;
+    use crate::game::{Outcome, Player};
+
+    const X_WINS: Outcome = Outcome::Win(Player::X);
+    const O_WINS: Outcome = Outcome::Win(Player::O);
 
     fn game(number: u64, x: &str, o: &str, outcome: Outcome, end: Termination) -> GameRecord {
         GameRecord {
@@ -275,15 +277,14 @@ mod tests {
 
     #[test]
     fn counts_games_pairs_and_faults() {
-        use Outcome::*;
         use Termination::*;
         let mut tally = Tally::new(engines());
         let games = [
-            game(1, "base", "new", XWins, Normal),  // base wins
-            game(2, "new", "base", XWins, Normal),  // base loses: pair WL
-            game(3, "base", "new", Draw, Normal),   // draw
-            game(4, "new", "base", XWins, Illegal), // base loses by fault: pair LD
-            game(5, "base", "new", XWins, Timeout), // new times out: unpaired win
+            game(1, "base", "new", X_WINS, Normal),        // base wins
+            game(2, "new", "base", X_WINS, Normal),        // base loses: pair WL
+            game(3, "base", "new", Outcome::Draw, Normal), // draw
+            game(4, "new", "base", X_WINS, Illegal),       // base loses by fault: pair LD
+            game(5, "base", "new", X_WINS, Timeout),       // new times out: unpaired win
         ];
         for g in &games {
             tally.add(g).unwrap();
@@ -294,7 +295,7 @@ mod tests {
         assert_eq!(tally.games(), 5);
         assert_eq!(tally.faults_text(0), "1 (1 illegal)");
         assert_eq!(tally.faults_text(1), "1 (1 timeout)");
-        let stranger = game(6, "other", "new", Draw, Normal);
+        let stranger = game(6, "other", "new", Outcome::Draw, Normal);
         assert!(tally.add(&stranger).unwrap_err().contains("not base"));
         assert_eq!(
             tally.progress(),
@@ -307,13 +308,12 @@ mod tests {
 
     #[test]
     fn summary_lines() {
-        use Outcome::*;
         use Termination::*;
         let mut tally = Tally::new(engines());
         for g in [
-            game(1, "base", "new", XWins, Normal),
-            game(2, "new", "base", OWins, Crash),
-            game(3, "base", "new", Draw, Normal),
+            game(1, "base", "new", X_WINS, Normal),
+            game(2, "new", "base", O_WINS, Crash),
+            game(3, "base", "new", Outcome::Draw, Normal),
         ] {
             tally.add(&g).unwrap();
         }

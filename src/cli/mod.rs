@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod bench;
 pub mod play;
 
+use crate::game::Player;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,7 +15,6 @@ use clap::{Parser, Subcommand};
 
 use crate::display::Style;
 use crate::notation::play_moves;
-use crate::rules::Player;
 use crate::rules::Position;
 use crate::search::{Limits, Options};
 

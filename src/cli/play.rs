@@ -1,11 +1,12 @@
 //! `ultimo play`: a game against the engine in the terminal (or through a
 //! pipe: it reads one command per line and writes plain text).
 
+use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
 use crate::display::Style;
 use crate::display::board;
-use crate::rules::{Move, Player, Position, Status, board_name};
+use crate::rules::{Move, Position, board_name};
 use crate::search::{Control, Limits, Options, Searcher};
 
 /// How the game is set up.
@@ -38,7 +39,7 @@ pub fn run(
     settings: &Settings,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<Status, String> {
+) -> Result<Option<Outcome>, String> {
     let io_err = |e: std::io::Error| e.to_string();
     let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
     let control = Control::new();
@@ -67,8 +68,8 @@ pub fn run(
         show(out, &pos)?;
     }
     loop {
-        match pos.status() {
-            Status::Won(p) => {
+        match pos.outcome() {
+            Some(Outcome::Win(p)) => {
                 let who = if p == settings.human {
                     "You win"
                 } else {
@@ -76,13 +77,13 @@ pub fn run(
                 };
                 writeln!(out, "Game over: {p} has three boards in a line. {who}.")
                     .map_err(io_err)?;
-                return Ok(pos.status());
+                return Ok(pos.outcome());
             }
-            Status::Drawn => {
+            Some(Outcome::Draw) => {
                 writeln!(out, "Game over: every board is closed. A draw.").map_err(io_err)?;
-                return Ok(pos.status());
+                return Ok(pos.outcome());
             }
-            Status::Ongoing => {}
+            None => {}
         }
         if pos.side_to_move() != settings.human {
             let report = searcher.search(&pos, &settings.limits, &[], &control, &mut |_| {});
@@ -110,14 +111,14 @@ pub fn run(
         let n = input.read_until(b'\n', &mut buf).map_err(io_err)?;
         if n == 0 {
             writeln!(out, "\nInput ended; the game is left unfinished.").map_err(io_err)?;
-            return Ok(pos.status());
+            return Ok(pos.outcome());
         }
         let text = String::from_utf8_lossy(&buf).trim().to_lowercase();
         match text.as_str() {
             "" => {}
             "quit" | "exit" => {
                 writeln!(out, "Bye.").map_err(io_err)?;
-                return Ok(pos.status());
+                return Ok(pos.outcome());
             }
             "help" | "?" => writeln!(out, "{HELP}").map_err(io_err)?,
             "board" | "d" => show(out, &pos)?,

@@ -1,7 +1,8 @@
 //! The board drawn as text for people (`d`, `ultimo play`, `ultimo analyze`).
 
 use super::Style;
-use crate::rules::{Move, Player, Position, Status, board_name};
+use crate::game::{Outcome, Player};
+use crate::rules::{Move, Position, board_name};
 
 /// The board as a 9x9 grid with file and rank labels. The last move is
 /// shown in capitals (`X`/`O`), the cells the side to move may play as
@@ -55,8 +56,8 @@ pub fn summary(pos: &Position) -> String {
             boards.join(", ")
         }
     };
-    match pos.status() {
-        Status::Ongoing => {
+    match pos.outcome() {
+        None => {
             out.push_str(&format!("to move: {}\n", pos.side_to_move()));
             if let Some(m) = pos.last_move() {
                 out.push_str(&format!("last move: {m}\n"));
@@ -66,8 +67,8 @@ pub fn summary(pos: &Position) -> String {
                 None => out.push_str("play on: any open board\n"),
             }
         }
-        Status::Won(p) => out.push_str(&format!("result: {p} won\n")),
-        Status::Drawn => out.push_str("result: draw\n"),
+        Some(Outcome::Win(p)) => out.push_str(&format!("result: {p} won\n")),
+        Some(Outcome::Draw) => out.push_str("result: draw\n"),
     }
     out.push_str(&format!("boards won by x: {}\n", won(Player::X)));
     out.push_str(&format!("boards won by o: {}\n", won(Player::O)));

@@ -9,7 +9,7 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use crate::game::BoardCountTiebreak;
+use crate::rules::BoardCountTiebreak;
 use crate::rules::{Move, Position};
 use crate::search::{Control, Limits, Options, Searcher};
 

@@ -12,6 +12,7 @@ pub mod command;
 pub mod options;
 pub mod riddles;
 
+use crate::game::{Outcome, Player};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -24,7 +25,7 @@ use options::EngineOptions;
 use crate::display::Style;
 use crate::display::board;
 use crate::display::score::score;
-use crate::rules::{Move, Player, Position, Status};
+use crate::rules::{Move, Position};
 use crate::search::{Clock, Control, Limits, Line, Report, Searcher};
 
 /// The engine's name and version, as `id name` reports it.
@@ -363,11 +364,11 @@ fn query(pos: &Position, q: Query) -> String {
     let answer = match q {
         Query::P1Turn => (pos.side_to_move() == Player::X).to_string(),
         Query::GameOver => pos.is_over().to_string(),
-        Query::Result => match pos.status() {
-            Status::Ongoing => "none".into(),
-            Status::Won(Player::X) => "p1win".into(),
-            Status::Won(Player::O) => "p2win".into(),
-            Status::Drawn => "draw".into(),
+        Query::Result => match pos.outcome() {
+            None => "none".into(),
+            Some(Outcome::Win(Player::X)) => "p1win".into(),
+            Some(Outcome::Win(Player::O)) => "p2win".into(),
+            Some(Outcome::Draw) => "draw".into(),
         },
     };
     format!("response {answer}")

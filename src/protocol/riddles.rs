@@ -6,10 +6,11 @@
 //! empty and `1`/`2` for the players, riddles.io `.` for empty and `0`/`1`.
 //! In the macroboard, `-1` marks the boards that may be played.
 
+use crate::game::Player;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use crate::rules::{ALL_CELLS, Move, Player, Position, board_name};
+use crate::rules::{ALL_CELLS, Move, Position, board_name};
 use crate::search::{Clock, Control, Limits, Options, Searcher};
 
 /// What the game has told the bot so far.

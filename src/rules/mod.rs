@@ -12,68 +12,19 @@
 //! player has won, and the closed boards.
 //!
 //! ```
-//! use ultimo::rules::{Position, Status};
+//! use ultimo::rules::Position;
 //!
 //! let mut pos = Position::startpos();
 //! assert_eq!(pos.legal_moves().len(), 81);
 //! let e5 = "e5".parse().unwrap();
 //! pos.try_play(e5).unwrap();
 //! assert_eq!(pos.legal_moves().len(), 8); // sent to the centre board
-//! assert_eq!(pos.status(), Status::Ongoing);
+//! assert_eq!(pos.outcome(), None);
 //! ```
 
 use std::fmt;
 
-/// One of the two players. `X` moves first.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Player {
-    /// The first player.
-    X = 0,
-    /// The second player.
-    O = 1,
-}
-
-impl Player {
-    /// The other player.
-    #[inline]
-    pub const fn opponent(self) -> Player {
-        match self {
-            Player::X => Player::O,
-            Player::O => Player::X,
-        }
-    }
-
-    /// 0 for `X`, 1 for `O`.
-    #[inline]
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The mark's character: `x` or `o`.
-    pub const fn to_char(self) -> char {
-        match self {
-            Player::X => 'x',
-            Player::O => 'o',
-        }
-    }
-}
-
-impl fmt::Display for Player {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.to_char())
-    }
-}
-
-/// Where the game stands.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Status {
-    /// The game goes on.
-    Ongoing,
-    /// A player has three won small boards in a line.
-    Won(Player),
-    /// Every board is closed and neither player has a line.
-    Drawn,
-}
+use crate::game::{Outcome, Player};
 
 /// Bit offset of board `b`'s first cell inside the `u128`: `9 * b` for
 /// boards 0-6, and one more for boards 7-8 so that they start at bit 64.
@@ -545,12 +496,12 @@ impl Position {
 
     /// The game's status.
     #[inline]
-    pub fn status(&self) -> Status {
+    pub fn outcome(&self) -> Option<Outcome> {
         match self.status {
-            0 => Status::Ongoing,
-            1 => Status::Won(Player::X),
-            2 => Status::Won(Player::O),
-            _ => Status::Drawn,
+            0 => None,
+            1 => Some(Outcome::Win(Player::X)),
+            2 => Some(Outcome::Win(Player::O)),
+            _ => Some(Outcome::Draw),
         }
     }
 
@@ -838,6 +789,9 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     }
 }
 
+mod as_game;
+pub use as_game::BoardCountTiebreak;
+
 #[cfg(test)]
 mod reference_tests;
 
@@ -918,7 +872,7 @@ mod tests {
     fn game_over_refuses_moves() {
         let fen = "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
         let pos: Position = fen.parse().unwrap();
-        assert_eq!(pos.status(), Status::Won(Player::O));
+        assert_eq!(pos.outcome(), Some(Outcome::Win(Player::O)));
         assert_eq!(pos.check(mv("a1")), Err(PlayError::GameOver));
         assert_eq!(pos.legal_mask(), 0);
         assert_eq!(pos.winning_move(), None);
@@ -941,7 +895,7 @@ mod tests {
         assert_eq!(pos.winning_move(), Some(mv("i9")));
         let mut after = pos;
         after.play(mv("i9"));
-        assert_eq!(after.status(), Status::Won(Player::X));
+        assert_eq!(after.outcome(), Some(Outcome::Win(Player::X)));
         // Sent to another board, the win is out of reach.
         let pos = Position::from_parts([x, o], Player::X, Some(mv("h1")));
         assert_eq!(pos.target_board(), Some(7));

@@ -49,11 +49,11 @@ fn every_reference_position_agrees() {
             assert_eq!(perft(&pos, d as u32 + 1), want, "{ctx}: perft {}", d + 1);
         }
 
-        let result = match pos.status() {
-            Status::Ongoing => "none",
-            Status::Won(Player::X) => "x",
-            Status::Won(Player::O) => "o",
-            Status::Drawn => "draw",
+        let result = match pos.outcome() {
+            None => "none",
+            Some(Outcome::Win(Player::X)) => "x",
+            Some(Outcome::Win(Player::O)) => "o",
+            Some(Outcome::Draw) => "draw",
         };
         assert_eq!(result, field(&fields, "result"), "{ctx}");
         checked += 1;
@@ -101,11 +101,11 @@ fn random_playout_statistics() {
     for _ in 0..N {
         let end = Position::startpos().random_playout(&mut rng);
         plies += end.ply() as u64;
-        match end.status() {
-            Status::Won(Player::X) => x += 1,
-            Status::Won(Player::O) => o += 1,
-            Status::Drawn => draw += 1,
-            Status::Ongoing => panic!("a playout ended with the game still on: {end}"),
+        match end.outcome() {
+            Some(Outcome::Win(Player::X)) => x += 1,
+            Some(Outcome::Win(Player::O)) => o += 1,
+            Some(Outcome::Draw) => draw += 1,
+            None => panic!("a playout ended with the game still on: {end}"),
         }
     }
     let pct = |k: u32| 100.0 * k as f64 / N as f64;
@@ -129,7 +129,7 @@ fn winning_playout_takes_wins() {
             let any_wins = pos.legal_moves().iter().any(|&m| {
                 let mut p = pos;
                 p.play_unchecked(m);
-                p.status() == Status::Won(pos.side_to_move())
+                p.outcome() == Some(Outcome::Win(pos.side_to_move()))
             });
             assert_eq!(winner.is_some(), any_wins, "{pos}");
             let m = winner.unwrap_or_else(|| pos.random_move(&mut rng).unwrap());

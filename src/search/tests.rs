@@ -1,6 +1,7 @@
 //! Search tests: the solver against exhaustive search, limits, memory,
 //! determinism, tree reuse and stopping.
 
+use crate::game::Outcome;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
 use super::*;
-use crate::rules::{Move, Position, Status};
+use crate::rules::{Move, Position};
 
 fn searcher(threads: usize, hash_mb: usize, seed: u64) -> Searcher<Position> {
     let options = Options {
@@ -34,10 +35,10 @@ fn run(s: &mut Searcher<Position>, pos: &Position, limits: &Limits) -> Report<Mo
 /// Exhaustive negamax: the result for the side to move (1 win, 0 draw,
 /// -1 loss) if it is decided within `depth` plies.
 fn solve(pos: &Position, depth: u32) -> Option<i32> {
-    match pos.status() {
-        Status::Won(p) => return Some(if p == pos.side_to_move() { 1 } else { -1 }),
-        Status::Drawn => return Some(0),
-        Status::Ongoing => {}
+    match pos.outcome() {
+        Some(Outcome::Win(p)) => return Some(if p == pos.side_to_move() { 1 } else { -1 }),
+        Some(Outcome::Draw) => return Some(0),
+        None => {}
     }
     if depth == 0 {
         return None;
@@ -83,7 +84,11 @@ fn immediate_win_is_played_at_once() {
         let best = report.best_move().unwrap();
         let mut after = pos;
         after.play(best);
-        assert_eq!(after.status(), Status::Won(pos.side_to_move()), "{pos}");
+        assert_eq!(
+            after.outcome(),
+            Some(Outcome::Win(pos.side_to_move())),
+            "{pos}"
+        );
         assert_eq!(report.lines[0].proven, Some(Proven::Win(1)));
         assert!(report.nodes < 1_000, "stopped at once: {}", report.nodes);
     }

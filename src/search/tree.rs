@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::{Params, Playout};
-use crate::game::{Game, Outcome};
+use crate::game::{Game, Outcome, Player};
 
 /// Proof states, from the point of view of the player who moved into the
 /// node.
@@ -305,12 +305,12 @@ impl<G: Game> Tree<G> {
 
     /// The player who moved into a node `depth` plies below the root.
     #[inline(always)]
-    fn mover(&self, depth: usize) -> u8 {
+    fn mover(&self, depth: usize) -> Player {
         let root_side = self.root_pos.side_to_move();
         if depth % 2 == 1 {
             root_side
         } else {
-            1 - root_side
+            root_side.opponent()
         }
     }
 
@@ -732,10 +732,10 @@ fn inv_sqrt(n: u32) -> f32 {
 
 /// The outcome a proof stands for, given the player who moved into the node.
 #[inline(always)]
-fn proof_outcome(proof: u8, mover: u8) -> Outcome {
+fn proof_outcome(proof: u8, mover: Player) -> Outcome {
     match proof {
         WIN => Outcome::Win(mover),
-        LOSS => Outcome::Win(1 - mover),
+        LOSS => Outcome::Win(mover.opponent()),
         _ => Outcome::Draw,
     }
 }
