@@ -76,3 +76,18 @@ fn bench_node_count_is_pinned() {
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "382994", "bench node count changed:\n{out}");
 }
+
+/// `--time 0` is refused with a message that states the rule it breaks:
+/// 0 itself is excluded, so "between 0 and 86400" was wrong.
+#[test]
+fn time_zero_is_refused_with_the_right_rule() {
+    for sub in ["analyze", "play"] {
+        let (code, out, err) = run(&[sub, "--time", "0"], "");
+        assert_eq!(code, 2, "{sub}: {err}");
+        assert!(out.is_empty(), "{sub}: {out}");
+        assert!(
+            err.contains("'0' is not a number of seconds greater than 0 and at most 86400"),
+            "{sub}: {err}"
+        );
+    }
+}

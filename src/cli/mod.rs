@@ -170,7 +170,7 @@ fn seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
         Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
         _ => Err(format!(
-            "'{text}' is not a number of seconds between 0 and 86400"
+            "'{text}' is not a number of seconds greater than 0 and at most 86400"
         )),
     }
 }
