@@ -161,3 +161,26 @@ fn analyze_a_quiet_position_and_bad_input() {
     assert_eq!(code, 2);
     assert!(err.contains("must be on the centre board"), "{err}");
 }
+
+/// Through a pipe there are no escape codes, even with a colour terminal
+/// named in TERM and NO_COLOR unset: neither colours nor the live redraw.
+#[test]
+fn no_escape_codes_through_a_pipe_whatever_the_environment() {
+    for args in [
+        &[
+            "analyze", "--moves", "e5", "--nodes", "3000", "--hash", "16",
+        ][..],
+        &["play", "--nodes", "200", "--hash", "16"],
+    ] {
+        let out = std::process::Command::new(common::BIN)
+            .args(args)
+            .env_remove("NO_COLOR")
+            .env("TERM", "xterm-256color")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run ultimo");
+        assert!(out.status.success(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stdout.contains(&0x1b), "{args:?}");
+    }
+}

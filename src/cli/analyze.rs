@@ -22,9 +22,9 @@ pub struct Settings {
     pub multipv: usize,
     /// Search options.
     pub options: Options,
-    /// Redraw the table while searching (for terminals).
-    pub live: bool,
-    /// Colours in the board.
+    /// Colours in the board, and whether the table is redrawn while the
+    /// search runs (both only where the terminal policy allows escape
+    /// codes: see [`Style::for_terminal`]).
     pub style: Style,
 }
 
@@ -44,7 +44,9 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
     let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;
-    let live = settings.live;
+    // The redraw moves the cursor with escape codes: only where the one
+    // terminal policy allows them (a terminal, no NO_COLOR, not TERM=dumb).
+    let live = settings.style.ansi;
     let mut failed = None;
     let report = {
         let mut on_info = |r: &Report<Move>| {
@@ -108,8 +110,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            live: false,
-            style: Style::default(),
+            style: Style::PLAIN,
         };
         let mut out = Vec::new();
         let report = run(&settings, &mut out).unwrap();
@@ -128,6 +129,30 @@ mod tests {
     }
 
     #[test]
+    fn the_live_table_follows_the_terminal_policy() {
+        let settings = |style| Settings {
+            pos: Position::startpos(),
+            limits: Limits {
+                nodes: Some(2_000),
+                ..Limits::default()
+            },
+            multipv: 2,
+            options: Options {
+                hash_mb: 16,
+                ..Options::default()
+            },
+            style,
+        };
+        let mut out = Vec::new();
+        run(&settings(Style { ansi: true }), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\x1b[2K"), "{text:?}");
+        let mut out = Vec::new();
+        run(&settings(Style::PLAIN), &mut out).unwrap();
+        assert!(!out.contains(&b'\x1b'));
+    }
+
+    #[test]
     fn refuses_finished_games() {
         let fen = "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
         let settings = Settings {
@@ -135,8 +160,7 @@ mod tests {
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),
-            live: false,
-            style: Style::default(),
+            style: Style::PLAIN,
         };
         let err = run(&settings, &mut Vec::new()).unwrap_err();
         assert!(err.contains("game is over"));

@@ -206,7 +206,6 @@ pub fn main() -> ExitCode {
             multipv,
             search,
         }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
-            let live = io::stdout().is_terminal();
             let settings = analyze::Settings {
                 pos,
                 limits: limits(time, nodes, analyze::DEFAULT_TIME),
@@ -215,8 +214,7 @@ pub fn main() -> ExitCode {
                     move_overhead: Duration::ZERO,
                     ..search.options()
                 },
-                live,
-                style: Style::for_terminal(live),
+                style: Style::for_terminal(io::stdout().is_terminal()),
             };
             analyze::run(&settings, &mut io::stdout()).map(|_| ())
         }),
