@@ -60,6 +60,21 @@ fn perft_rejects_bad_input_without_panicking() {
     );
     let (_, _, err) = run(&["perft", "2", "--fen", "9/9/9 x 1 0000"], "");
     assert!(err.contains("bad FEN"), "{err}");
+    // Long input is echoed shortened.
+    let long = "9/".repeat(200);
+    let (code, _, err) = run(&["perft", "2", "--fen", &long], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: bad FEN '{}...': ", &long[..40])),
+        "{err}"
+    );
+    assert!(err.len() < 200, "{err}");
+    let (code, _, err) = run(&["play", "--side", &long], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("'{}...' is not a side", &long[..40])),
+        "{err}"
+    );
 }
 
 /// The bench's node count is a checksum of the search's behaviour: it

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
+use super::CliError;
 use crate::display::Style;
 use crate::display::board;
 use crate::display::score::table;
@@ -32,15 +33,16 @@ pub struct Settings {
 pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
 
 /// Runs the analysis, writing to `out`.
-pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, String> {
-    let io_err = |e: std::io::Error| e.to_string();
-    write!(out, "{}", board::diagram(&settings.pos, settings.style)).map_err(io_err)?;
-    write!(out, "{}", board::summary(&settings.pos)).map_err(io_err)?;
+pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, CliError> {
+    write!(out, "{}", board::diagram(&settings.pos, settings.style))?;
+    write!(out, "{}", board::summary(&settings.pos))?;
     if settings.pos.is_over() {
-        return Err("the game is over; nothing to analyse".into());
+        return Err(CliError::GameOver);
     }
-    writeln!(out).map_err(io_err)?;
-    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    writeln!(out)?;
+    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
+    let mut searcher =
+        Searcher::new(settings.options.clone(), settings.pos).map_err(CliError::Search)?;
     let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;
@@ -64,13 +66,13 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
             }
             drawn = rows.len();
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-                failed = Some(e.to_string());
+                failed = Some(e);
             }
         };
         searcher.search(&settings.pos, &settings.limits, &[], &control, &mut on_info)
     };
     if let Some(e) = failed {
-        return Err(e);
+        return Err(e.into());
     }
     let rows = table(&report, multipv);
     let mut text = String::new();
@@ -84,9 +86,8 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
         text.push_str(row);
         text.push('\n');
     }
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .map_err(io_err)?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(report)
 }
 
@@ -163,6 +164,7 @@ mod tests {
             style: Style::PLAIN,
         };
         let err = run(&settings, &mut Vec::new()).unwrap_err();
-        assert!(err.contains("game is over"));
+        assert!(matches!(err, CliError::GameOver), "{err}");
+        assert!(err.to_string().contains("game is over"));
     }
 }
