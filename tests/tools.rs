@@ -9,7 +9,13 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use ultimo::rules::{Move, Position};
 
-const WAIT: Duration = Duration::from_secs(20);
+/// How long to wait for a line before the test fails. Only a hung program
+/// reaches it, so it is generous: a loaded 2-core machine running other
+/// tests must never hit it (a line normally comes in milliseconds).
+const WAIT: Duration = Duration::from_secs(120);
+
+/// How long the program may take to exit after the game ends.
+const EXIT_WAIT: Duration = Duration::from_secs(60);
 
 /// Plays a whole game through a pipe as `side`, answering each turn with a
 /// random legal move, and checks every line the program writes.
@@ -61,7 +67,7 @@ fn scripted_game(side: &str, seed: u64) {
             break;
         }
     }
-    assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(0));
+    assert_eq!(e.wait_exit(EXIT_WAIT), Some(0));
 }
 
 #[test]
