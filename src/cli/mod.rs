@@ -66,7 +66,8 @@ enum Command {
         /// --nodes is not given)
         #[arg(long, value_parser = seconds)]
         time: Option<Duration>,
-        /// The engine's iterations per move (a fixed, repeatable strength)
+        /// The engine's iterations per move (a fixed, repeatable strength;
+        /// hints search as many)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
         #[command(flatten)]
@@ -240,7 +241,8 @@ pub fn main() -> ExitCode {
                 human: side,
                 start,
                 limits: limits(time, nodes, Duration::from_secs(1)),
-                hint_limits: limits(None, None, Duration::from_millis(500)),
+                // With --nodes a hint is as repeatable as the engine's moves.
+                hint_limits: limits(None, nodes, Duration::from_millis(500)),
                 options: Options {
                     move_overhead: Duration::ZERO,
                     ..search.options()
