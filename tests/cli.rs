@@ -60,6 +60,21 @@ fn perft_rejects_bad_input_without_panicking() {
     );
     let (_, _, err) = run(&["perft", "2", "--fen", "9/9/9 x 1 0000"], "");
     assert!(err.contains("bad FEN"), "{err}");
+    // Long input is echoed shortened.
+    let long = "9/".repeat(200);
+    let (code, _, err) = run(&["perft", "2", "--fen", &long], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: bad FEN '{}...': ", &long[..40])),
+        "{err}"
+    );
+    assert!(err.len() < 200, "{err}");
+    let (code, _, err) = run(&["play", "--side", &long], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("'{}...' is not a side", &long[..40])),
+        "{err}"
+    );
 }
 
 /// The bench's node count is a checksum of the search's behaviour: it
@@ -75,4 +90,19 @@ fn bench_node_count_is_pinned() {
     assert_eq!(last.len(), 4);
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "382994", "bench node count changed:\n{out}");
+}
+
+/// `--time 0` is refused with a message that states the rule it breaks:
+/// 0 itself is excluded, so "between 0 and 86400" was wrong.
+#[test]
+fn time_zero_is_refused_with_the_right_rule() {
+    for sub in ["analyze", "play"] {
+        let (code, out, err) = run(&[sub, "--time", "0"], "");
+        assert_eq!(code, 2, "{sub}: {err}");
+        assert!(out.is_empty(), "{sub}: {out}");
+        assert!(
+            err.contains("'0' is not a number of seconds greater than 0 and at most 86400"),
+            "{sub}: {err}"
+        );
+    }
 }

@@ -9,7 +9,13 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use ultimo::rules::{Move, Position};
 
-const WAIT: Duration = Duration::from_secs(20);
+/// How long to wait for a line before the test fails. Only a hung program
+/// reaches it, so it is generous: a loaded 2-core machine running other
+/// tests must never hit it (a line normally comes in milliseconds).
+const WAIT: Duration = Duration::from_secs(120);
+
+/// How long the program may take to exit after the game ends.
+const EXIT_WAIT: Duration = Duration::from_secs(60);
 
 /// Plays a whole game through a pipe as `side`, answering each turn with a
 /// random legal move, and checks every line the program writes.
@@ -61,7 +67,7 @@ fn scripted_game(side: &str, seed: u64) {
             break;
         }
     }
-    assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(0));
+    assert_eq!(e.wait_exit(EXIT_WAIT), Some(0));
 }
 
 #[test]
@@ -160,4 +166,27 @@ fn analyze_a_quiet_position_and_bad_input() {
     let (code, _, err) = run(&["analyze", "--moves", "e5", "a1"], "");
     assert_eq!(code, 2);
     assert!(err.contains("must be on the centre board"), "{err}");
+}
+
+/// Through a pipe there are no escape codes, even with a colour terminal
+/// named in TERM and NO_COLOR unset: neither colours nor the live redraw.
+#[test]
+fn no_escape_codes_through_a_pipe_whatever_the_environment() {
+    for args in [
+        &[
+            "analyze", "--moves", "e5", "--nodes", "3000", "--hash", "16",
+        ][..],
+        &["play", "--nodes", "200", "--hash", "16"],
+    ] {
+        let out = std::process::Command::new(common::BIN)
+            .args(args)
+            .env_remove("NO_COLOR")
+            .env("TERM", "xterm-256color")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run ultimo");
+        assert!(out.status.success(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stdout.contains(&0x1b), "{args:?}");
+    }
 }

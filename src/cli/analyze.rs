@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
+use super::CliError;
 use crate::display::Style;
 use crate::display::board;
 use crate::display::score::table;
@@ -22,9 +23,9 @@ pub struct Settings {
     pub multipv: usize,
     /// Search options.
     pub options: Options,
-    /// Redraw the table while searching (for terminals).
-    pub live: bool,
-    /// Colours in the board.
+    /// Colours in the board, and whether the table is redrawn while the
+    /// search runs (both only where the terminal policy allows escape
+    /// codes: see [`Style::for_terminal`]).
     pub style: Style,
 }
 
@@ -32,19 +33,22 @@ pub struct Settings {
 pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
 
 /// Runs the analysis, writing to `out`.
-pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, String> {
-    let io_err = |e: std::io::Error| e.to_string();
-    write!(out, "{}", board::diagram(&settings.pos, settings.style)).map_err(io_err)?;
-    write!(out, "{}", board::summary(&settings.pos)).map_err(io_err)?;
+pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, CliError> {
+    write!(out, "{}", board::diagram(&settings.pos, settings.style))?;
+    write!(out, "{}", board::summary(&settings.pos))?;
     if settings.pos.is_over() {
-        return Err("the game is over; nothing to analyse".into());
+        return Err(CliError::GameOver);
     }
-    writeln!(out).map_err(io_err)?;
-    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    writeln!(out)?;
+    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
+    let mut searcher =
+        Searcher::new(settings.options.clone(), settings.pos).map_err(CliError::Search)?;
     let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;
-    let live = settings.live;
+    // The redraw moves the cursor with escape codes: only where the one
+    // terminal policy allows them (a terminal, no NO_COLOR, not TERM=dumb).
+    let live = settings.style.ansi;
     let mut failed = None;
     let report = {
         let mut on_info = |r: &Report<Move>| {
@@ -62,13 +66,13 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
             }
             drawn = rows.len();
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-                failed = Some(e.to_string());
+                failed = Some(e);
             }
         };
         searcher.search(&settings.pos, &settings.limits, &[], &control, &mut on_info)
     };
     if let Some(e) = failed {
-        return Err(e);
+        return Err(e.into());
     }
     let rows = table(&report, multipv);
     let mut text = String::new();
@@ -82,9 +86,8 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
         text.push_str(row);
         text.push('\n');
     }
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .map_err(io_err)?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(report)
 }
 
@@ -108,8 +111,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            live: false,
-            style: Style::default(),
+            style: Style::PLAIN,
         };
         let mut out = Vec::new();
         let report = run(&settings, &mut out).unwrap();
@@ -128,6 +130,30 @@ mod tests {
     }
 
     #[test]
+    fn the_live_table_follows_the_terminal_policy() {
+        let settings = |style| Settings {
+            pos: Position::startpos(),
+            limits: Limits {
+                nodes: Some(2_000),
+                ..Limits::default()
+            },
+            multipv: 2,
+            options: Options {
+                hash_mb: 16,
+                ..Options::default()
+            },
+            style,
+        };
+        let mut out = Vec::new();
+        run(&settings(Style { ansi: true }), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\x1b[2K"), "{text:?}");
+        let mut out = Vec::new();
+        run(&settings(Style::PLAIN), &mut out).unwrap();
+        assert!(!out.contains(&b'\x1b'));
+    }
+
+    #[test]
     fn refuses_finished_games() {
         let fen = "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
         let settings = Settings {
@@ -135,10 +161,10 @@ mod tests {
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),
-            live: false,
-            style: Style::default(),
+            style: Style::PLAIN,
         };
         let err = run(&settings, &mut Vec::new()).unwrap_err();
-        assert!(err.contains("game is over"));
+        assert!(matches!(err, CliError::GameOver), "{err}");
+        assert!(err.to_string().contains("game is over"));
     }
 }

@@ -6,9 +6,10 @@
 //! thread the total node count is the same on every machine and changes
 //! only when the search's behaviour changes (a test pins it).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
+use super::CliError;
 use crate::display::score::score;
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Searcher};
@@ -49,15 +50,15 @@ impl BenchResult {
 
 /// Runs the bench with `threads` threads, writing one line per position and
 /// last `<nodes> nodes <nps> nps`.
-pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, String> {
-    let io_err = |e: io::Error| e.to_string();
+pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
     let options = Options {
         threads,
         hash_mb: 64,
         seed: 0,
         ..Options::default()
     };
-    let mut searcher = Searcher::new(options, Position::startpos())?;
+    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
+    let mut searcher = Searcher::new(options, Position::startpos()).map_err(CliError::Search)?;
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),
@@ -68,9 +69,10 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, String> 
         time: Duration::ZERO,
     };
     for (i, fen) in POSITIONS.iter().enumerate() {
-        let pos: Position = fen
-            .parse()
-            .map_err(|e| format!("bench position {}: {e}", i + 1))?;
+        let pos: Position = fen.parse().map_err(|source| CliError::BenchPosition {
+            index: i + 1,
+            source,
+        })?;
         searcher.clear(pos);
         let start = Instant::now();
         let report = searcher.search(&pos, &limits, &[], &control, &mut |_| {});
@@ -88,9 +90,8 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, String> 
             POSITIONS.len(),
             report.nodes,
             time.as_millis()
-        )
-        .map_err(io_err)?;
+        )?;
     }
-    writeln!(out, "{} nodes {} nps", total.nodes, total.nps()).map_err(io_err)?;
+    writeln!(out, "{} nodes {} nps", total.nodes, total.nps())?;
     Ok(total)
 }

@@ -4,7 +4,10 @@
 
 pub mod analyze;
 pub mod bench;
+mod error;
 pub mod play;
+
+pub use error::{CliError, ValueError, shorten};
 
 use crate::game::Player;
 use std::io::{self, IsTerminal, Write};
@@ -63,7 +66,8 @@ enum Command {
         /// --nodes is not given)
         #[arg(long, value_parser = seconds)]
         time: Option<Duration>,
-        /// The engine's iterations per move (a fixed, repeatable strength)
+        /// The engine's iterations per move (a fixed, repeatable strength;
+        /// hints search as many)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
         #[command(flatten)]
@@ -165,22 +169,27 @@ impl SearchArgs {
     }
 }
 
-/// A positive number of seconds, at most a day.
-fn seconds(text: &str) -> Result<Duration, String> {
+// The value parsers below return a typed `ValueError`: clap takes any
+// `std::error::Error + Send + Sync` and prints it as `error: invalid value
+// '...' for '--option <VALUE>': <message>`, exit code 2.
+
+/// A positive number of seconds, at most a day (and not so small that it
+/// rounds to no time at all).
+fn seconds(text: &str) -> Result<Duration, ValueError> {
     match text.parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!(
-            "'{text}' is not a number of seconds between 0 and 86400"
-        )),
+        Ok(s) if s > 0.0 && s <= 86_400.0 && !Duration::from_secs_f64(s).is_zero() => {
+            Ok(Duration::from_secs_f64(s))
+        }
+        _ => Err(ValueError::Seconds(shorten(text))),
     }
 }
 
 /// `x` or `o`.
-fn side(text: &str) -> Result<Player, String> {
+fn side(text: &str) -> Result<Player, ValueError> {
     match text {
         "x" | "X" => Ok(Player::X),
         "o" | "O" => Ok(Player::O),
-        _ => Err(format!("'{text}' is not a side (x or o)")),
+        _ => Err(ValueError::Side(shorten(text))),
     }
 }
 
@@ -197,8 +206,10 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 /// 0 on success, 2 (after an `error:` line on stderr) on failure.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        None => crate::protocol::run_stdio(),
+    let result: Result<(), CliError> = match cli.command {
+        // INTEGRATOR: drop the map_err once the protocol's errors are typed
+        // (CliError::Protocol becomes #[from]).
+        None => crate::protocol::run_stdio().map_err(CliError::Protocol),
         Some(Command::Analyze {
             position,
             time,
@@ -206,7 +217,6 @@ pub fn main() -> ExitCode {
             multipv,
             search,
         }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
-            let live = io::stdout().is_terminal();
             let settings = analyze::Settings {
                 pos,
                 limits: limits(time, nodes, analyze::DEFAULT_TIME),
@@ -215,8 +225,7 @@ pub fn main() -> ExitCode {
                     move_overhead: Duration::ZERO,
                     ..search.options()
                 },
-                live,
-                style: Style::for_terminal(live),
+                style: Style::for_terminal(io::stdout().is_terminal()),
             };
             analyze::run(&settings, &mut io::stdout()).map(|_| ())
         }),
@@ -232,7 +241,8 @@ pub fn main() -> ExitCode {
                 human: side,
                 start,
                 limits: limits(time, nodes, Duration::from_secs(1)),
-                hint_limits: limits(None, None, Duration::from_millis(500)),
+                // With --nodes a hint is as repeatable as the engine's moves.
+                hint_limits: limits(None, nodes, Duration::from_millis(500)),
                 options: Options {
                     move_overhead: Duration::ZERO,
                     ..search.options()
@@ -242,7 +252,7 @@ pub fn main() -> ExitCode {
             };
             play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
         }),
-        Some(Command::Match(args)) => crate::arena::run(&args),
+        Some(Command::Match(args)) => crate::arena::run(&args).map_err(CliError::Arena),
         Some(Command::Bench { threads }) => {
             let mut out = io::stdout().lock();
             bench::run(threads as usize, &mut out).map(|_| ())
@@ -255,7 +265,7 @@ pub fn main() -> ExitCode {
             let mut out = io::stdout().lock();
             crate::display::perft::run(&pos, depth, divide, &mut out)
                 .and_then(|_| out.flush())
-                .map_err(|e| e.to_string())
+                .map_err(CliError::from)
         }),
         Some(Command::Codingame {
             first_ms,
@@ -273,13 +283,15 @@ pub fn main() -> ExitCode {
                 &mut io::stdout().lock(),
                 &mut io::stderr(),
             )
+            .map_err(CliError::Protocol)
         }
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
             &mut io::stdin().lock(),
             &mut io::stdout().lock(),
             &mut io::stderr(),
-        ),
+        )
+        .map_err(CliError::Protocol),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -292,10 +304,13 @@ pub fn main() -> ExitCode {
 
 /// The position named by an optional FEN and a list of moves played from it
 /// (the empty board when no FEN is given).
-pub fn position_from(fen: Option<&str>, moves: &[String]) -> Result<Position, String> {
+pub fn position_from(fen: Option<&str>, moves: &[String]) -> Result<Position, CliError> {
     let start = match fen {
-        Some(f) => f.parse().map_err(|e| format!("bad FEN '{f}': {e}"))?,
+        Some(f) => f.parse().map_err(|source| CliError::Fen {
+            fen: shorten(f),
+            source,
+        })?,
         None => Position::startpos(),
     };
-    play_moves(&start, moves.iter().map(String::as_str)).map_err(|e| e.to_string())
+    Ok(play_moves(&start, moves.iter().map(String::as_str))?)
 }

@@ -4,6 +4,7 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
+use super::CliError;
 use crate::display::Style;
 use crate::display::board;
 use crate::rules::{Move, Position, board_name};
@@ -39,9 +40,10 @@ pub fn run(
     settings: &Settings,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<Option<Outcome>, String> {
-    let io_err = |e: std::io::Error| e.to_string();
-    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
+) -> Result<Option<Outcome>, CliError> {
+    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
+    let mut searcher =
+        Searcher::new(settings.options.clone(), settings.start).map_err(CliError::Search)?;
     let control = Control::new();
     // Positions before each move, for undo.
     let mut history: Vec<Position> = Vec::new();
@@ -50,11 +52,10 @@ pub fn run(
         out,
         "You play {} against Ultimo. Type help for the commands.",
         settings.human
-    )
-    .map_err(io_err)?;
+    )?;
     // The board, and where to play when it is the person's turn.
-    let show = |out: &mut dyn Write, pos: &Position| -> Result<(), String> {
-        write!(out, "\n{}", board::diagram(pos, settings.style)).map_err(io_err)?;
+    let show = |out: &mut dyn Write, pos: &Position| -> Result<(), CliError> {
+        write!(out, "\n{}", board::diagram(pos, settings.style))?;
         if pos.is_over() || pos.side_to_move() != settings.human {
             return Ok(());
         }
@@ -62,7 +63,7 @@ pub fn run(
             Some(b) => format!("the {} board", board_name(b)),
             None => "any open board".to_string(),
         };
-        writeln!(out, "Your move ({}), on {place}:", pos.side_to_move()).map_err(io_err)
+        writeln!(out, "Your move ({}), on {place}:", pos.side_to_move()).map_err(CliError::from)
     };
     if pos.side_to_move() == settings.human {
         show(out, &pos)?;
@@ -75,12 +76,11 @@ pub fn run(
                 } else {
                     "Ultimo wins"
                 };
-                writeln!(out, "Game over: {p} has three boards in a line. {who}.")
-                    .map_err(io_err)?;
+                writeln!(out, "Game over: {p} has three boards in a line. {who}.")?;
                 return Ok(pos.outcome());
             }
             Some(Outcome::Draw) => {
-                writeln!(out, "Game over: every board is closed. A draw.").map_err(io_err)?;
+                writeln!(out, "Game over: every board is closed. A draw.")?;
                 return Ok(pos.outcome());
             }
             None => {}
@@ -88,7 +88,7 @@ pub fn run(
         if pos.side_to_move() != settings.human {
             let report = searcher.search(&pos, &settings.limits, &[], &control, &mut |_| {});
             let Some(m) = report.best_move() else {
-                return Err("the engine found no move".into());
+                return Err(CliError::NoMove);
             };
             let line = &report.lines[0];
             history.push(pos);
@@ -98,29 +98,28 @@ pub fn run(
                 "\nUltimo plays {m} (for Ultimo: {}; {} nodes)",
                 crate::display::score::proven_text_or_score(line),
                 report.nodes
-            )
-            .map_err(io_err)?;
+            )?;
             show(out, &pos)?;
             continue;
         }
         if settings.prompt {
-            write!(out, "> ").map_err(io_err)?;
-            out.flush().map_err(io_err)?;
+            write!(out, "> ")?;
+            out.flush()?;
         }
         let mut buf = Vec::new();
-        let n = input.read_until(b'\n', &mut buf).map_err(io_err)?;
+        let n = input.read_until(b'\n', &mut buf)?;
         if n == 0 {
-            writeln!(out, "\nInput ended; the game is left unfinished.").map_err(io_err)?;
+            writeln!(out, "\nInput ended; the game is left unfinished.")?;
             return Ok(pos.outcome());
         }
         let text = String::from_utf8_lossy(&buf).trim().to_lowercase();
         match text.as_str() {
             "" => {}
             "quit" | "exit" => {
-                writeln!(out, "Bye.").map_err(io_err)?;
+                writeln!(out, "Bye.")?;
                 return Ok(pos.outcome());
             }
-            "help" | "?" => writeln!(out, "{HELP}").map_err(io_err)?,
+            "help" | "?" => writeln!(out, "{HELP}")?,
             "board" | "d" => show(out, &pos)?,
             "undo" => {
                 // Back to the position before the person's last move.
@@ -133,25 +132,25 @@ pub fn run(
                     }
                 }
                 if undone {
-                    writeln!(out, "Took back your last move.").map_err(io_err)?;
+                    writeln!(out, "Took back your last move.")?;
                 } else {
                     pos = settings.start;
                     history.clear();
-                    writeln!(out, "Nothing to take back.").map_err(io_err)?;
+                    writeln!(out, "Nothing to take back.")?;
                 }
                 show(out, &pos)?;
             }
             "hint" => {
-                let report = searcher.search(&pos, &settings.hint_limits, &[], &control, &mut |_| {});
+                let report =
+                    searcher.search(&pos, &settings.hint_limits, &[], &control, &mut |_| {});
                 match report.lines.first() {
                     Some(line) => writeln!(
                         out,
                         "Hint: {} (for you: {})",
                         line.mv,
                         crate::display::score::proven_text_or_score(line)
-                    )
-                    .map_err(io_err)?,
-                    None => writeln!(out, "No hint: no legal move.").map_err(io_err)?,
+                    )?,
+                    None => writeln!(out, "No hint: no legal move.")?,
                 }
             }
             _ => match text.parse::<Move>() {
@@ -159,22 +158,77 @@ pub fn run(
                     Ok(()) => {
                         history.push(pos);
                         pos.play(m);
-                        writeln!(out, "You play {m}").map_err(io_err)?;
+                        writeln!(out, "You play {m}")?;
                         if pos.is_over() {
                             show(out, &pos)?;
                         }
                     }
-                    Err(e) => {
-                        writeln!(out, "{m} is not possible: {e}. The cells marked * are.")
-                            .map_err(io_err)?
-                    }
+                    Err(e) => writeln!(out, "{m} is not possible: {e}. The cells marked * are.")?,
                 },
                 Err(_) => writeln!(
                     out,
-                    "'{text}' is neither a move nor a command. Moves look like e5; type help for more."
-                )
-                .map_err(io_err)?,
+                    "'{}' is neither a move nor a command. Moves look like e5; type help for more.",
+                    super::shorten(&text)
+                )?,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        let limits = Limits {
+            nodes: Some(200),
+            ..Limits::default()
+        };
+        Settings {
+            human: Player::X,
+            start: Position::startpos(),
+            limits: limits.clone(),
+            hint_limits: limits,
+            options: Options {
+                hash_mb: 16,
+                ..Options::default()
+            },
+            style: Style::PLAIN,
+            prompt: false,
+        }
+    }
+
+    #[test]
+    fn long_mistakes_are_echoed_shortened() {
+        let long = "z".repeat(500);
+        let mut out = Vec::new();
+        let input = format!("{long}\nquit\n");
+        let status = run(&settings(), &mut input.as_bytes(), &mut out).unwrap();
+        assert_eq!(status, None);
+        let text = String::from_utf8(out).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains("neither a move nor a command"))
+            .unwrap();
+        assert!(
+            line.starts_with(&format!("'{}...'", "z".repeat(40))),
+            "{line}"
+        );
+        assert!(!text.contains(&long));
+    }
+
+    #[test]
+    fn write_errors_are_io_errors() {
+        struct Broken;
+        impl Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = run(&settings(), &mut "quit\n".as_bytes(), &mut Broken).unwrap_err();
+        assert!(matches!(err, CliError::Io(_)), "{err}");
     }
 }

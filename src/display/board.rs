@@ -102,6 +102,6 @@ mod tests {
     #[test]
     fn colours_only_when_asked() {
         let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
-        assert!(diagram(&pos, Style { color: true }).contains('\x1b'));
+        assert!(diagram(&pos, Style { ansi: true }).contains('\x1b'));
     }
 }

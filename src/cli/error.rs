@@ -1,0 +1,118 @@
+//! [`CliError`]: everything a subcommand can fail with, as one typed error.
+//! `main` prints it as one `error: ...` line on stderr and exits with 2.
+
+use std::io;
+
+use thiserror::Error;
+
+use crate::notation::{FenError, MovesError};
+
+/// Echoed input is cut to this many characters (then `...`).
+const ECHO_CHARS: usize = 40;
+
+/// `text` cut to [`ECHO_CHARS`] characters, with `...` when cut, for
+/// echoing input in messages.
+pub fn shorten(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// Why a command of the `ultimo` command line failed.
+///
+/// The variants that wrap a `String` stand for layers whose errors are not
+/// typed yet; each says which typed error replaces it.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// `--fen` is not a position.
+    #[error("bad FEN '{fen}': {source}")]
+    Fen {
+        /// The FEN as given, shortened for echoing.
+        fen: String,
+        /// What is wrong with it.
+        source: FenError,
+    },
+    /// `--moves` are not cells, or not legal in turn.
+    #[error(transparent)]
+    Moves(#[from] MovesError),
+    /// `analyze` on a finished game.
+    #[error("the game is over; nothing to analyse")]
+    GameOver,
+    /// The search returned no move in a game that is not over.
+    #[error("the engine found no move")]
+    NoMove,
+    /// A compiled-in bench position does not parse (a bug, not bad input).
+    #[error("bench position {index}: {source}")]
+    BenchPosition {
+        /// The position's number, from 1.
+        index: usize,
+        /// What is wrong with it.
+        source: FenError,
+    },
+    /// Reading the input or writing the output failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The search could not be set up (e.g. too little memory for the
+    /// trees). The search layer still reports a `String`.
+    // INTEGRATOR: becomes `Search(#[from] crate::search::SearchError)` with
+    // `#[error(transparent)]` once the search's errors are typed.
+    #[error("{0}")]
+    Search(String),
+    /// The protocol loop or a bot-arena dialect failed. The protocol layer
+    /// still reports a `String`.
+    // INTEGRATOR: becomes `#[from]` the protocol's typed error.
+    #[error("{0}")]
+    Protocol(String),
+    /// The match runner failed. The arena layer still reports a `String`.
+    // INTEGRATOR: becomes `#[from]` the arena's (or match_cmd's) typed error.
+    #[error("{0}")]
+    Arena(String),
+}
+
+/// A command-line value that clap's parsers refuse. Clap accepts any
+/// `std::error::Error + Send + Sync` from a value parser and prints it after
+/// `invalid value '...' for '--option <VALUE>': `.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ValueError {
+    /// Not a number of seconds in (0, 86400].
+    #[error("'{0}' is not a number of seconds greater than 0 and at most 86400")]
+    Seconds(String),
+    /// Not `x` or `o`.
+    #[error("'{0}' is not a side (x or o)")]
+    Side(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoed_input_is_shortened() {
+        assert_eq!(shorten("e5"), "e5");
+        let long = "x".repeat(100);
+        assert_eq!(shorten(&long), format!("{}...", "x".repeat(40)));
+        assert_eq!(shorten(&"é".repeat(41)), format!("{}...", "é".repeat(40)));
+        assert_eq!(shorten(&"é".repeat(40)), "é".repeat(40));
+    }
+
+    #[test]
+    fn messages_read_as_before() {
+        let fen = "9/9/9 x 1 0000";
+        let err = CliError::Fen {
+            fen: shorten(fen),
+            source: fen.parse::<crate::rules::Position>().unwrap_err(),
+        };
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "bad FEN '9/9/9 x 1 0000': {}",
+                fen.parse::<crate::rules::Position>().unwrap_err()
+            )
+        );
+        assert_eq!(
+            ValueError::Seconds("0".into()).to_string(),
+            "'0' is not a number of seconds greater than 0 and at most 86400"
+        );
+    }
+}
