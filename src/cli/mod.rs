@@ -198,7 +198,7 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => crate::protocol::run_stdio(),
+        None => crate::protocol::run_stdio().map_err(|e| e.to_string()),
         Some(Command::Analyze {
             position,
             time,
@@ -273,13 +273,15 @@ pub fn main() -> ExitCode {
                 &mut io::stdout().lock(),
                 &mut io::stderr(),
             )
+            .map_err(|e| e.to_string())
         }
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
             &mut io::stdin().lock(),
             &mut io::stdout().lock(),
             &mut io::stderr(),
-        ),
+        )
+        .map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
