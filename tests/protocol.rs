@@ -12,6 +12,10 @@ use ultimo::rules::{Move, Position};
 
 const SEC: Duration = Duration::from_secs(1);
 
+/// How long a test waits for an answer that should come at once: only a
+/// hang takes this long, so it can be generous (the machine may be loaded).
+const PATIENCE: Duration = Duration::from_secs(30);
+
 fn is_bestmove(line: &str) -> bool {
     line.starts_with("bestmove ")
 }
@@ -19,7 +23,7 @@ fn is_bestmove(line: &str) -> bool {
 /// The FEN `d` reports.
 fn fen_of(e: &mut Engine) -> String {
     e.send("d");
-    let lines = e.until(5 * SEC, |l| l.starts_with("boards won by o"));
+    let lines = e.until(PATIENCE, |l| l.starts_with("boards won by o"));
     let fen = lines.iter().find(|l| l.starts_with("fen ")).unwrap();
     fen["fen ".len()..].to_string()
 }
@@ -41,7 +45,7 @@ fn handshake_lists_options() {
     for (hello, ok) in [("uci", "uciok"), ("ugi", "ugiok"), ("UGI", "ugiok")] {
         let mut e = Engine::start(&[]);
         e.send(hello);
-        let lines = e.until(5 * SEC, |l| l == ok);
+        let lines = e.until(PATIENCE, |l| l == ok);
         assert!(lines[0].starts_with("id name Ultimo "), "{lines:?}");
         assert_eq!(lines[1], "id author The Ultimo developers");
         for name in [
@@ -68,7 +72,7 @@ fn handshake_lists_options() {
 fn whole_game_through_the_protocol() {
     let mut e = Engine::start(&[]);
     e.send("ugi");
-    e.until(5 * SEC, |l| l == "ugiok");
+    e.until(PATIENCE, |l| l == "ugiok");
     e.send("setoption name Threads value 2");
     e.send("setoption name Hash value 32");
     e.send("uginewgame");
@@ -88,7 +92,7 @@ fn whole_game_through_the_protocol() {
             break;
         }
         e.send("go p1time 2000 p2time 2000 p1inc 20 p2inc 20 nodes 3000");
-        let (lines, best) = bestmove(&mut e, 10 * SEC);
+        let (lines, best) = bestmove(&mut e, PATIENCE);
         assert!(
             lines.iter().any(|l| l.starts_with("info depth ")),
             "{lines:?}"
@@ -107,10 +111,10 @@ fn whole_game_through_the_protocol() {
     assert_eq!(result, want);
     // A go on a finished game answers at once.
     e.send("go nodes 1000");
-    let (_, best) = bestmove(&mut e, 5 * SEC);
+    let (_, best) = bestmove(&mut e, PATIENCE);
     assert_eq!(best, "0000");
     e.send("quit");
-    assert_eq!(e.wait_exit(5 * SEC), Some(0));
+    assert_eq!(e.wait_exit(PATIENCE), Some(0));
 }
 
 #[test]
@@ -119,7 +123,7 @@ fn info_lines_follow_uci_field_order() {
     e.send("setoption name MultiPV value 3");
     e.send("position startpos moves e5");
     e.send("go nodes 20000");
-    let (lines, best) = bestmove(&mut e, 10 * SEC);
+    let (lines, best) = bestmove(&mut e, PATIENCE);
     let infos: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("info depth"))
@@ -177,11 +181,13 @@ fn proven_win_reports_mate() {
     e.send("position fen xxxxxxxx1/9/9/9/9/9/oo1o1o1oo/9/o7o x 9 i3");
     let fen = fen_of(&mut e);
     assert!(fen.starts_with("xxxxxxxx1/"), "{fen}");
-    e.send("go movetime 5000");
+    // The proof takes milliseconds; a bound far below the minute the
+    // search may take still shows that the win is played at once.
+    e.send("go movetime 60000");
     let start = Instant::now();
-    let (lines, best) = bestmove(&mut e, 10 * SEC);
+    let (lines, best) = bestmove(&mut e, 2 * PATIENCE);
     assert_eq!(best, "i9");
-    assert!(start.elapsed() < 2 * SEC, "a proven win is played at once");
+    assert!(start.elapsed() < 20 * SEC, "a proven win is played at once");
     let last_info = lines
         .iter()
         .rev()
@@ -267,7 +273,7 @@ fn every_error_path_answers_one_line_and_changes_nothing() {
     // Nothing changed: the position, the MultiPV setting, the engine.
     assert_eq!(fen_of(&mut e), fen);
     e.send("go nodes 3000");
-    let (lines, _) = bestmove(&mut e, 10 * SEC);
+    let (lines, _) = bestmove(&mut e, PATIENCE);
     assert!(lines.iter().any(|l| l.contains(" multipv 2 ")));
     assert_eq!(e.ask("isready"), "readyok");
 }
@@ -297,8 +303,10 @@ fn commands_during_a_search() {
     e.silent_for(Duration::from_millis(300));
     let stopped = Instant::now();
     e.send("stop");
-    let (_, best) = bestmove(&mut e, 5 * SEC);
-    assert!(stopped.elapsed() < Duration::from_millis(500));
+    let (_, best) = bestmove(&mut e, PATIENCE);
+    // Milliseconds when idle; the bound holds on a loaded machine and
+    // still tells "stop ends an infinite search" from "it does not".
+    assert!(stopped.elapsed() < 5 * SEC, "{:?}", stopped.elapsed());
     assert!(Position::startpos().is_legal(best.parse().unwrap()));
     e.silent_for(Duration::from_millis(200));
     // stop without a search is ignored; a position right after stop works.
@@ -307,7 +315,7 @@ fn commands_during_a_search() {
     std::thread::sleep(Duration::from_millis(50));
     e.send("stop");
     e.send("position startpos moves e5");
-    bestmove(&mut e, 5 * SEC);
+    bestmove(&mut e, PATIENCE);
     assert_eq!(fen_of(&mut e), "9/9/9/9/4x4/9/9/9/9 o 1 e5");
 }
 
@@ -317,7 +325,7 @@ fn ponder_and_ponderhit() {
     e.send("setoption name Ponder value true");
     e.send("position startpos moves e5");
     e.send("go nodes 20000");
-    let (lines, _) = bestmove(&mut e, 10 * SEC);
+    let (lines, _) = bestmove(&mut e, PATIENCE);
     let last = lines.last().unwrap();
     assert!(last.contains(" ponder "), "{last}");
     e.send("position startpos moves e5 e4");
@@ -325,30 +333,39 @@ fn ponder_and_ponderhit() {
     e.silent_for(Duration::from_millis(400));
     let hit = Instant::now();
     e.send("ponderhit");
-    bestmove(&mut e, 5 * SEC);
+    bestmove(&mut e, PATIENCE);
+    // The 200 ms count from the ponderhit: never less (whatever the load),
+    // and not much more (a bound with room for a loaded machine).
     let after = hit.elapsed();
     assert!(after >= Duration::from_millis(150), "{after:?}");
-    assert!(after < Duration::from_millis(1500), "{after:?}");
+    assert!(after < 5 * SEC, "{after:?}");
     // stop ends a ponder search too, with a bestmove.
     e.send("go ponder movetime 50");
     std::thread::sleep(Duration::from_millis(100));
     e.send("stop");
-    bestmove(&mut e, 5 * SEC);
+    bestmove(&mut e, PATIENCE);
 }
 
 #[test]
 fn time_controls_are_honoured() {
+    // Each bound is what losing on time would take (the clock itself), at
+    // least 5x what the search plans to spend, so that it holds on a
+    // loaded machine; the exact figures are the time plan's unit tests.
     let mut e = Engine::start(&[]);
     e.send("position startpos");
     for (go, max_ms) in [
-        ("go movetime 300", 600),
-        ("go wtime 1000 btime 1000", 700),
-        ("go p1time 500 p2time 500 p1inc 100 p2inc 100", 600),
-        ("go wtime 30 btime 5000", 200),
+        // Planned 290 ms.
+        ("go movetime 300", 3000),
+        // Planned at most 1000/30 ms soft, 100 ms hard.
+        ("go wtime 1000 btime 1000", 1000),
+        // At most 240 ms.
+        ("go p1time 5000 p2time 5000 p1inc 100 p2inc 100", 5000),
+        // x's own 300 ms clock (o's would plan half a minute and more).
+        ("go wtime 300 btime 1000000", 3000),
     ] {
         let start = Instant::now();
         e.send(go);
-        bestmove(&mut e, 5 * SEC);
+        bestmove(&mut e, PATIENCE);
         let took = start.elapsed();
         assert!(took < Duration::from_millis(max_ms), "{go}: {took:?}");
     }
@@ -361,7 +378,7 @@ fn quit_and_end_of_input_mid_search() {
     std::thread::sleep(Duration::from_millis(100));
     e.send("quit");
     assert_eq!(
-        e.wait_exit(2 * SEC),
+        e.wait_exit(PATIENCE),
         Some(0),
         "quit ends a search and exits"
     );
@@ -370,12 +387,12 @@ fn quit_and_end_of_input_mid_search() {
     e.send("go movetime 100000");
     std::thread::sleep(Duration::from_millis(100));
     e.close();
-    assert_eq!(e.wait_exit(2 * SEC), Some(0), "end of input is quit");
+    assert_eq!(e.wait_exit(PATIENCE), Some(0), "end of input is quit");
     assert!(e.seen.is_empty() || e.seen.iter().all(|l| !l.contains("error")));
 
     let mut e = Engine::start(&[]);
     e.close();
-    assert_eq!(e.wait_exit(2 * SEC), Some(0));
+    assert_eq!(e.wait_exit(PATIENCE), Some(0));
 }
 
 #[test]
@@ -383,7 +400,7 @@ fn helpers_for_people() {
     let mut e = Engine::start(&[]);
     e.send("position startpos moves e5");
     e.send("d");
-    let lines = e.until(5 * SEC, |l| l.starts_with("boards won by o"));
+    let lines = e.until(PATIENCE, |l| l.starts_with("boards won by o"));
     assert!(
         lines.iter().any(|l| l == "5  . . . | * X * | . . .  5"),
         "{lines:#?}"
@@ -391,7 +408,7 @@ fn helpers_for_people() {
     assert!(lines.iter().any(|l| l == "play on: the centre board"));
     assert_eq!(e.ask("moves"), "moves d4 d5 d6 e4 e6 f4 f5 f6");
     e.send("perft 2");
-    let lines = e.until(5 * SEC, |l| l.starts_with("total "));
+    let lines = e.until(PATIENCE, |l| l.starts_with("total "));
     assert_eq!(lines.last().unwrap(), "total 72");
     assert_eq!(lines.len(), 8 + 2);
     assert!(e.ask("help").starts_with("commands: "));
@@ -403,13 +420,13 @@ fn bad_bytes_and_blank_lines() {
     e.send("");
     e.send("   \t  ");
     e.send_bytes(b"\xff\xfe go\r\n");
-    let answer = e.next_line(5 * SEC).unwrap();
+    let answer = e.next_line(PATIENCE).unwrap();
     assert!(
         answer.starts_with("info string error: unknown command"),
         "{answer}"
     );
     e.send("isready\r");
-    assert_eq!(e.next_line(5 * SEC).unwrap(), "readyok");
+    assert_eq!(e.next_line(PATIENCE).unwrap(), "readyok");
 }
 
 /// Thousands of random and mutated lines: afterwards the engine still
@@ -530,14 +547,14 @@ fn survives_a_stream_of_random_and_mutated_lines() {
     }
     e.send("stop");
     e.send("isready");
-    e.until(30 * SEC, |l| l == "readyok");
+    e.until(PATIENCE, |l| l == "readyok");
     // Any search still pending finishes after the stop.
     e.send("stop");
     std::thread::sleep(Duration::from_millis(200));
     while e.next_line(Duration::from_millis(50)).is_some() {}
     e.send("position startpos moves e5 e4");
     e.send("go nodes 2000");
-    let (_, best) = bestmove(&mut e, 30 * SEC);
+    let (_, best) = bestmove(&mut e, PATIENCE);
     let pos = ultimo::notation::play_moves(&Position::startpos(), ["e5", "e4"]).unwrap();
     assert!(pos.is_legal(best.parse().unwrap()), "{best}");
     assert_eq!(e.ask("isready"), "readyok");
