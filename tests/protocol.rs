@@ -2,6 +2,9 @@
 
 mod common;
 
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use ultimo::game::{Outcome, Player};
 
@@ -15,6 +18,65 @@ const SEC: Duration = Duration::from_secs(1);
 /// How long a test waits for an answer that should come at once: only a
 /// hang takes this long, so it can be generous (the machine may be loaded).
 const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Runs `ultimo args` on `input` to its end; (exit code, stdout, stderr).
+/// Panics, killing it, when it has not exited after `timeout`.
+fn run_within(args: &[&str], input: &str, timeout: Duration) -> (i32, String, String) {
+    let mut child = Command::new(common::BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ultimo");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let collect = |mut r: Box<dyn Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = r.read_to_end(&mut text);
+            let _ = tx.send(String::from_utf8_lossy(&text).into_owned());
+        });
+        rx
+    };
+    let out = collect(Box::new(child.stdout.take().unwrap()));
+    let err = collect(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + timeout;
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status.code().unwrap_or(-1);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo {args:?} did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (
+        code,
+        out.recv_timeout(PATIENCE).unwrap_or_default(),
+        err.recv_timeout(PATIENCE).unwrap_or_default(),
+    )
+}
+
+/// A riddles field (theaigames dialect: `0` empty, `1` x, `2` o) with x
+/// marks at `x` and o marks at `o`, cells given as (column, row).
+fn riddles_field(x: &[(usize, usize)], o: &[(usize, usize)]) -> String {
+    let mut cells = vec!["0"; 81];
+    for &(c, r) in x {
+        cells[9 * r + c] = "1";
+    }
+    for &(c, r) in o {
+        cells[9 * r + c] = "2";
+    }
+    cells.join(",")
+}
 
 fn is_bestmove(line: &str) -> bool {
     line.starts_with("bestmove ")
@@ -564,4 +626,146 @@ fn survives_a_stream_of_random_and_mutated_lines() {
         .filter(|l| l.starts_with("info string error: "))
         .count();
     assert!(errors > 500, "most mutated lines are refused: {errors}");
+}
+
+/// Regression: an unknown 1 MB token was echoed back as a 1 MB error line.
+/// Every error that quotes input quotes at most 40 characters of a token.
+#[test]
+fn long_input_is_quoted_short_in_every_dialect() {
+    let long = "y".repeat(1 << 20);
+    let cut = format!("{}...", "y".repeat(40));
+    let mut e = Engine::start(&[]);
+    for line in [
+        long.clone(),
+        format!("go {long}"),
+        format!("go movetime {long}"),
+        format!("go searchmoves {long}"),
+        format!("setoption name {long} value 1"),
+        format!("setoption name Threads value {long}"),
+        format!("setoption name Playout value {long}"),
+        format!("query {long}"),
+        format!("perft {long}"),
+        format!("position {long}"),
+        format!("position startpos moves {long}"),
+        format!("position fen 9/9/9/9/9/9/9/9/9 x 1 {long}"),
+    ] {
+        let answer = e.ask(&line);
+        assert!(
+            answer.starts_with("info string error: ") && answer.contains(&cut),
+            "{}: {}",
+            &line[..20],
+            &answer[..answer.len().min(200)]
+        );
+        assert!(answer.len() < 200, "{} bytes", answer.len());
+    }
+    assert_eq!(e.ask("isready"), "readyok");
+
+    // The bot-arena dialects report on stderr.
+    let (code, _, err) = run_within(&["riddles", "--hash", "16"], &format!("{long}\n"), PATIENCE);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains(&format!("cannot read '{cut}'")),
+        "{}",
+        err.len()
+    );
+    assert!(err.len() < 200, "{} bytes", err.len());
+    let (code, _, err) = run_within(
+        &["codingame", "--hash", "16"],
+        &format!("{long}\n"),
+        PATIENCE,
+    );
+    assert_eq!(code, 0);
+    assert!(err.contains(&format!("got '{cut}'")), "{}", err.len());
+    assert!(err.len() < 200, "{} bytes", err.len());
+}
+
+/// Regression: a time bank of 2^64-1 ms made `ultimo riddles` think for
+/// ever; the bank now counts for at most the game's `timebank` setting.
+#[test]
+fn riddles_answers_a_huge_time_bank_at_once() {
+    let start = riddles_field(&[], &[]);
+    let all = ["-1"; 9].join(",");
+    for settings in ["settings timebank 10000\n", ""] {
+        let input = format!(
+            "{settings}settings time_per_move 500\nsettings your_botid 1\n\
+             update game field {start}\nupdate game macroboard {all}\n\
+             action move 18446744073709551615\n"
+        );
+        let (code, out, err) = run_within(&["riddles", "--hash", "16"], &input, PATIENCE);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("place_move "), "{out}");
+        assert_eq!(err, "");
+    }
+}
+
+/// Regression: CodinGame thinking times had no ceiling (2^64-1 ms made the
+/// first turn last for ever); now longer than 24 hours is refused.
+#[test]
+fn codingame_refuses_a_huge_turn_time() {
+    let mut turn = String::from("-1 -1\n81\n");
+    for r in 0..9 {
+        for c in 0..9 {
+            turn.push_str(&format!("{r} {c}\n"));
+        }
+    }
+    for flag in ["--first-ms", "--turn-ms"] {
+        let args = ["codingame", "--hash", "16", flag, "18446744073709551615"];
+        let (code, out, err) = run_within(&args, &turn, PATIENCE);
+        assert_eq!(code, 2, "{out}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("ms is longer than the 86400000 ms (24 hours) allowed"),
+            "{err}"
+        );
+    }
+}
+
+/// Times beyond any clock are taken as 24 hours, not refused, and the
+/// search they start is stopped as usual.
+#[test]
+fn go_takes_huge_times_capped() {
+    let mut e = Engine::start(&[]);
+    for go in [
+        "go wtime 99999999999999999999999 btime 1 winc 99999999999999999999999 binc 1",
+        "go movetime 18446744073709551615",
+        "go p1time 18446744073709551615 p2time 18446744073709551615 movestogo 1",
+    ] {
+        e.send(go);
+        e.send("isready");
+        let lines = e.until(PATIENCE, |l| l == "readyok");
+        assert!(
+            lines.iter().all(|l| !l.starts_with("info string error")),
+            "{go}: {lines:?}"
+        );
+        e.send("stop");
+        let (_, best) = bestmove(&mut e, PATIENCE);
+        assert!(
+            Position::startpos().is_legal(best.parse().unwrap()),
+            "{best}"
+        );
+    }
+}
+
+/// Regression: `ultimo riddles` ignored a macroboard that contradicts the
+/// field and could play outside the boards it allowed. Now it says so on
+/// stderr and plays where the macroboard allows.
+#[test]
+fn riddles_follows_a_macroboard_that_contradicts_the_field() {
+    // x (player 1) opened in the centre cell: by the field, o must answer
+    // on the centre board; the referee's macroboard says the top-left.
+    let field = riddles_field(&[(4, 4)], &[]);
+    let top_left = "-1,0,0,0,0,0,0,0,0";
+    let input = format!(
+        "settings timebank 10000\nsettings time_per_move 100\nsettings your_botid 2\n\
+         update game field {field}\nupdate game macroboard {top_left}\naction move 300\n"
+    );
+    let (code, out, err) = run_within(&["riddles", "--hash", "16"], &input, PATIENCE);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("warning: the macroboard's playable boards (top-left)"),
+        "{err}"
+    );
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let (col, row): (u8, u8) = (words[1].parse().unwrap(), words[2].parse().unwrap());
+    assert!(col < 3 && row < 3, "{out} is outside the top-left board");
 }
