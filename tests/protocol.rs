@@ -544,6 +544,8 @@ fn survives_a_stream_of_random_and_mutated_lines() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(20261129);
     let mut e = Engine::start(&[]);
     let mut sent = 0;
+    // The readyok answers the stream is owed (one per isready).
+    let mut readies = 0;
     while sent < 3000 {
         let base = corpus[rng.next_u32() as usize % corpus.len()];
         let mut words: Vec<String> = base.split(' ').map(String::from).collect();
@@ -602,19 +604,26 @@ fn survives_a_stream_of_random_and_mutated_lines() {
         {
             continue;
         }
+        if let [word] = line.split_whitespace().collect::<Vec<_>>()[..]
+            && word.eq_ignore_ascii_case("isready")
+        {
+            readies += 1;
+        }
         e.send(&line);
         sent += 1;
         // Drain output now and then so that the pipe never fills.
         while e.next_line(Duration::from_millis(0)).is_some() {}
     }
     e.send("stop");
-    e.send("isready");
-    e.until(PATIENCE, |l| l == "readyok");
-    // Any search still pending finishes after the stop.
-    e.send("stop");
-    std::thread::sleep(Duration::from_millis(200));
-    while e.next_line(Duration::from_millis(50)).is_some() {}
+    // `position` waits for a stopped search, which writes its bestmove
+    // before it ends: after the readyok of this isready (the stream's own
+    // isready lines are counted) no earlier bestmove can come, however far
+    // behind a loaded machine is (a sleep here was not enough).
     e.send("position startpos moves e5 e4");
+    e.send("isready");
+    while e.seen.iter().filter(|l| *l == "readyok").count() <= readies {
+        e.next_line(PATIENCE).expect("a readyok for every isready");
+    }
     e.send("go nodes 2000");
     let (_, best) = bestmove(&mut e, PATIENCE);
     let pos = ultimo::notation::play_moves(&Position::startpos(), ["e5", "e4"]).unwrap();
