@@ -6,6 +6,9 @@ use std::io;
 use thiserror::Error;
 
 use crate::notation::{FenError, MovesError};
+use crate::protocol::ProtocolError;
+use crate::protocol::codingame::CodingameError;
+use crate::protocol::riddles::RiddlesError;
 
 /// Echoed input is cut to this many characters (then `...`).
 const ECHO_CHARS: usize = 40;
@@ -59,11 +62,15 @@ pub enum CliError {
     // `#[error(transparent)]` once the search's errors are typed.
     #[error("{0}")]
     Search(String),
-    /// The protocol loop or a bot-arena dialect failed. The protocol layer
-    /// still reports a `String`.
-    // INTEGRATOR: becomes `#[from]` the protocol's typed error.
-    #[error("{0}")]
-    Protocol(String),
+    /// The protocol loop failed.
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+    /// The CodinGame dialect failed.
+    #[error(transparent)]
+    Codingame(#[from] CodingameError),
+    /// The riddles.io dialect failed.
+    #[error(transparent)]
+    Riddles(#[from] RiddlesError),
     /// The match runner failed. The arena layer still reports a `String`.
     // INTEGRATOR: becomes `#[from]` the arena's (or match_cmd's) typed error.
     #[error("{0}")]

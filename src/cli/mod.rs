@@ -207,9 +207,7 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
-        // INTEGRATOR: drop the map_err once the protocol's errors are typed
-        // (CliError::Protocol becomes #[from]).
-        None => crate::protocol::run_stdio().map_err(CliError::Protocol),
+        None => crate::protocol::run_stdio().map_err(CliError::from),
         Some(Command::Analyze {
             position,
             time,
@@ -283,7 +281,7 @@ pub fn main() -> ExitCode {
                 &mut io::stdout().lock(),
                 &mut io::stderr(),
             )
-            .map_err(CliError::Protocol)
+            .map_err(CliError::from)
         }
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
@@ -291,7 +289,7 @@ pub fn main() -> ExitCode {
             &mut io::stdout().lock(),
             &mut io::stderr(),
         )
-        .map_err(CliError::Protocol),
+        .map_err(CliError::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

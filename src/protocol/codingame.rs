@@ -6,44 +6,122 @@
 //! board to the player with more small boards won, so the search plays by
 //! [`BoardCountTiebreak`].
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
+use thiserror::Error;
+
+use super::input::{MAX_TIME, shorten};
 use crate::rules::BoardCountTiebreak;
-use crate::rules::{Move, Position};
+use crate::rules::{Move, PlayError, Position};
 use crate::search::{Control, Limits, Options, Searcher};
 
 /// Settings of the CodinGame loop.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// Thinking time on our first turn.
+    /// Thinking time on our first turn (at most [`MAX_TIME`]).
     pub first_turn: Duration,
-    /// Thinking time on later turns.
+    /// Thinking time on later turns (at most [`MAX_TIME`]).
     pub turn: Duration,
     /// Search options (threads, hash, seed).
     pub options: Options,
 }
 
+/// Why the CodinGame loop cannot start or go on.
+#[derive(Debug, Error)]
+pub enum CodingameError {
+    /// A thinking time in the settings is longer than [`MAX_TIME`].
+    #[error(
+        "the {what} time of {ms} ms is longer than the {} ms (24 hours) allowed",
+        MAX_TIME.as_millis()
+    )]
+    TooLong {
+        /// Which time: `first-turn` or `turn`.
+        what: &'static str,
+        /// The time asked for.
+        ms: u128,
+    },
+    /// The input cannot be read.
+    #[error("cannot read input: {0}")]
+    Read(io::Error),
+    /// The move cannot be written.
+    #[error("cannot write the move: {0}")]
+    Write(io::Error),
+    /// The searcher cannot be made (e.g. memory).
+    #[error("{0}")]
+    Search(String),
+}
+
+/// A turn's input that cannot be used: reported on the log as
+/// `error: ...`, and the loop goes on. Quoted input is shortened.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+enum TurnError {
+    /// A line that should hold two integers.
+    #[error("expected {what} as two integers, got '{line}'")]
+    Pair {
+        /// What the line should hold.
+        what: &'static str,
+        /// The line.
+        line: String,
+    },
+    /// The opponent's move is illegal on our board.
+    #[error("the opponent's move {row} {col} ({mv}): {reason}")]
+    Illegal {
+        /// Its row.
+        row: i32,
+        /// Its column.
+        col: i32,
+        /// The cell.
+        mv: Move,
+        /// Why it cannot be played.
+        reason: PlayError,
+    },
+    /// Row and column outside the grid.
+    #[error("no cell at row {row} column {col}")]
+    NoCell {
+        /// The row.
+        row: i32,
+        /// The column.
+        col: i32,
+    },
+    /// The count of valid actions is not 0-81.
+    #[error("expected the number of valid actions (0-81), got '{0}'")]
+    Count(String),
+    /// A valid action that is no cell.
+    #[error("bad valid action '{0}'")]
+    Action(String),
+    /// Nothing to play.
+    #[error("no valid action to play")]
+    NoAction,
+}
+
+/// Writes `e` on the log (a log that is gone is ignored).
+fn report(log: &mut impl Write, e: TurnError) {
+    let _ = writeln!(log, "error: {e}");
+}
+
 /// Reads one line; `Ok(None)` at end of input.
-fn read_line(input: &mut impl BufRead) -> Result<Option<String>, String> {
+fn read_line(input: &mut impl BufRead) -> Result<Option<String>, CodingameError> {
     let mut buf = Vec::new();
     match input.read_until(b'\n', &mut buf) {
         Ok(0) => Ok(None),
         Ok(_) => Ok(Some(String::from_utf8_lossy(&buf).trim().to_string())),
-        Err(e) => Err(format!("cannot read input: {e}")),
+        Err(e) => Err(CodingameError::Read(e)),
     }
 }
 
 /// Two integers on a line.
-fn pair(line: &str, what: &str) -> Result<(i32, i32), String> {
+fn pair(line: &str, what: &'static str) -> Result<(i32, i32), TurnError> {
     let words: Vec<&str> = line.split_whitespace().collect();
-    match words.as_slice() {
-        [a, b] => match (a.parse(), b.parse()) {
-            (Ok(a), Ok(b)) => Ok((a, b)),
-            _ => Err(format!("expected {what} as two integers, got '{line}'")),
-        },
-        _ => Err(format!("expected {what} as two integers, got '{line}'")),
+    if let [a, b] = words.as_slice()
+        && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
+    {
+        return Ok((a, b));
     }
+    Err(TurnError::Pair {
+        what,
+        line: shorten(line).into_owned(),
+    })
 }
 
 /// The cell at `row col` (0-8 from the top-left).
@@ -53,15 +131,25 @@ fn cell(row: i32, col: i32) -> Option<Move> {
 }
 
 /// Runs the loop until end of input. Problems with the input are reported
-/// on `log` (stderr); the loop ends only when the input does.
+/// on `log` (stderr); the loop ends only when the input does. Thinking
+/// times longer than [`MAX_TIME`] are refused before anything is read.
 pub fn run(
     settings: &Settings,
     input: &mut impl BufRead,
     out: &mut impl Write,
     log: &mut impl Write,
-) -> Result<(), String> {
+) -> Result<(), CodingameError> {
+    for (what, time) in [("first-turn", settings.first_turn), ("turn", settings.turn)] {
+        if time > MAX_TIME {
+            return Err(CodingameError::TooLong {
+                what,
+                ms: time.as_millis(),
+            });
+        }
+    }
     let mut game = BoardCountTiebreak(Position::startpos());
-    let mut searcher = Searcher::new(settings.options.clone(), game)?;
+    let mut searcher =
+        Searcher::new(settings.options.clone(), game).map_err(CodingameError::Search)?;
     let control = Control::new();
     let mut first = true;
     loop {
@@ -74,17 +162,23 @@ pub fn run(
         match pair(&line, "the opponent's move") {
             Ok((-1, -1)) => {}
             Ok((row, col)) => match cell(row, col) {
-                Some(m) => {
-                    if let Err(e) = game.0.try_play(m) {
-                        let _ = writeln!(log, "error: the opponent's move {row} {col} ({m}): {e}");
+                Some(mv) => {
+                    if let Err(reason) = game.0.try_play(mv) {
+                        report(
+                            log,
+                            TurnError::Illegal {
+                                row,
+                                col,
+                                mv,
+                                reason,
+                            },
+                        );
                     }
                 }
-                None => {
-                    let _ = writeln!(log, "error: no cell at row {row} column {col}");
-                }
+                None => report(log, TurnError::NoCell { row, col }),
             },
             Err(e) => {
-                let _ = writeln!(log, "error: {e}");
+                report(log, e);
                 continue;
             }
         }
@@ -94,10 +188,7 @@ pub fn run(
         let count: usize = match count_line.parse() {
             Ok(n @ 0..=81) => n,
             _ => {
-                let _ = writeln!(
-                    log,
-                    "error: expected the number of valid actions (0-81), got '{count_line}'"
-                );
+                report(log, TurnError::Count(shorten(&count_line).into_owned()));
                 continue;
             }
         };
@@ -108,9 +199,7 @@ pub fn run(
             };
             match pair(&line, "a valid action").map(|(r, c)| cell(r, c)) {
                 Ok(Some(m)) => valid.push(m),
-                Ok(None) | Err(_) => {
-                    let _ = writeln!(log, "error: bad valid action '{line}'");
-                }
+                Ok(None) | Err(_) => report(log, TurnError::Action(shorten(&line).into_owned())),
             }
         }
         let mut ours: Vec<Move> = game.0.legal_moves().to_vec();
@@ -137,13 +226,13 @@ pub fn run(
             .copied()
             .filter(|&m| game.0.is_legal(m))
             .collect();
-        let report = searcher.search(&game, &limits, &allowed, &control, &mut |_| {});
-        let choice = report
+        let found = searcher.search(&game, &limits, &allowed, &control, &mut |_| {});
+        let choice = found
             .best_move()
             .filter(|m| valid.contains(m))
             .or_else(|| valid.first().copied());
         let Some(m) = choice else {
-            let _ = writeln!(log, "error: no valid action to play");
+            report(log, TurnError::NoAction);
             continue;
         };
         if game.0.is_legal(m) {
@@ -151,12 +240,12 @@ pub fn run(
         }
         writeln!(out, "{} {}", m.row(), m.col())
             .and_then(|_| out.flush())
-            .map_err(|e| format!("cannot write the move: {e}"))?;
-        if let Some(line) = report.lines.first() {
+            .map_err(CodingameError::Write)?;
+        if let Some(line) = found.lines.first() {
             let _ = writeln!(
                 log,
                 "{m}: {} nodes, score {}",
-                report.nodes,
+                found.nodes,
                 crate::display::score::score(line)
             );
         }
@@ -254,5 +343,71 @@ mod tests {
         )
         .unwrap();
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn long_lines_are_quoted_short() {
+        let long = "7".repeat(1 << 20);
+        let input = format!("{long}\n-1 -1\n{long}\n-1 -1\n1\n0 {long}\n");
+        let mut log = Vec::new();
+        run(
+            &settings(),
+            &mut input.as_bytes(),
+            &mut Vec::new(),
+            &mut log,
+        )
+        .unwrap();
+        let log = String::from_utf8(log).unwrap();
+        let quoting: Vec<&str> = log.lines().filter(|l| l.contains("777")).collect();
+        assert_eq!(quoting.len(), 3, "{log}");
+        for line in quoting {
+            assert!(line.len() < 200 && line.contains("7777..."), "{line}");
+        }
+    }
+
+    #[test]
+    fn thinking_times_over_the_cap_are_refused() {
+        for (first, turn, what) in [
+            (Duration::MAX, Duration::from_millis(10), "first-turn"),
+            (
+                Duration::from_millis(10),
+                MAX_TIME + Duration::from_millis(1),
+                "turn",
+            ),
+        ] {
+            let settings = Settings {
+                first_turn: first,
+                turn,
+                ..settings()
+            };
+            let mut out = Vec::new();
+            let e = run(
+                &settings,
+                &mut "-1 -1\n".as_bytes(),
+                &mut out,
+                &mut Vec::new(),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.starts_with(&format!("the {what} time of ")), "{e}");
+            assert!(
+                e.ends_with("longer than the 86400000 ms (24 hours) allowed"),
+                "{e}"
+            );
+            assert!(out.is_empty());
+        }
+        let at_cap = Settings {
+            first_turn: MAX_TIME,
+            turn: MAX_TIME,
+            ..settings()
+        };
+        // At the cap is allowed (nothing to play here, so no search).
+        run(
+            &at_cap,
+            &mut "".as_bytes(),
+            &mut Vec::new(),
+            &mut Vec::new(),
+        )
+        .unwrap();
     }
 }

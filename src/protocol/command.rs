@@ -4,8 +4,11 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::notation::{FenError, MovesError, play_moves};
-use crate::rules::{Move, Position};
+use thiserror::Error;
+
+use super::input::{millis, shorten};
+use crate::notation::{FenError, MovesError, ParseMoveError, play_moves};
+use crate::rules::{Move, PlayError, Position};
 
 /// One input line, understood.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,34 +85,105 @@ pub struct Go {
     pub searchmoves: Vec<Move>,
 }
 
-/// Why a line is not a command that can be carried out.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CommandError {
-    /// The first word is no command.
-    Unknown(String),
-    /// A command's arguments are wrong; the text says how.
-    Usage(String),
-    /// A FEN does not describe a position.
-    Fen(FenError),
-    /// A move list cannot be played.
-    Moves(MovesError),
+/// How a number in `go` is read, for its error message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NumberKind {
+    /// A count (`nodes`, `depth`, `movestogo`).
+    Count,
+    /// A time in milliseconds.
+    Millis,
 }
 
-impl fmt::Display for CommandError {
+impl fmt::Display for NumberKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CommandError::Unknown(word) => {
-                write!(f, "unknown command '{word}' (try 'uci' or 'help')")
-            }
-            CommandError::Usage(text) => write!(f, "{text}"),
-            CommandError::Fen(e) => write!(f, "bad FEN: {e}"),
-            CommandError::Moves(e) => write!(f, "{e}"),
-        }
+        f.write_str(match self {
+            NumberKind::Count => "a non-negative number",
+            NumberKind::Millis => "a non-negative number of milliseconds",
+        })
     }
 }
 
-fn usage(text: impl Into<String>) -> CommandError {
-    CommandError::Usage(text.into())
+/// `, got '<text>'` when there is a text.
+fn got(text: &Option<String>) -> String {
+    text.as_ref()
+        .map_or(String::new(), |t| format!(", got '{t}'"))
+}
+
+/// Why a line is not a command that can be carried out. Every text it
+/// quotes from the line is shortened ([`shorten`]).
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum CommandError {
+    /// The first word is no command.
+    #[error("unknown command '{0}' (try 'uci' or 'help')")]
+    Unknown(String),
+    /// A command without arguments was given some.
+    #[error("{0} takes no arguments")]
+    NoArguments(String),
+    /// `setoption` without `name`.
+    #[error("setoption: expected 'setoption name <name> [value <value>]'")]
+    SetOptionSyntax,
+    /// `setoption name` without a name.
+    #[error("setoption: the option's name is missing")]
+    OptionNameMissing,
+    /// `setoption ... value` without a value.
+    #[error("setoption: 'value' is not followed by a value")]
+    OptionValueMissing,
+    /// `position` without `startpos` or `fen`.
+    #[error("position: expected 'startpos' or 'fen <fen>'{}", got(.0))]
+    PositionStart(Option<String>),
+    /// `position fen` without a FEN.
+    #[error("position fen: the FEN is missing")]
+    FenMissing,
+    /// A FEN does not describe a position.
+    #[error("bad FEN: {0}")]
+    Fen(FenError),
+    /// A move list cannot be played.
+    #[error("{0}")]
+    Moves(MovesError),
+    /// A `go` parameter's number is missing or not a number.
+    #[error("go: {param} needs {kind}{}", got(.text))]
+    GoNumber {
+        /// The parameter, as written (lower case).
+        param: String,
+        /// What it needs.
+        kind: NumberKind,
+        /// What was there instead, if anything.
+        text: Option<String>,
+    },
+    /// A word in `go` is no parameter.
+    #[error("go: unknown parameter '{0}'")]
+    GoUnknown(String),
+    /// `go searchmoves` without moves.
+    #[error("go: searchmoves needs at least one move")]
+    SearchMovesEmpty,
+    /// A `go searchmoves` word is not a cell.
+    #[error("go searchmoves: {0}")]
+    SearchMoveParse(ParseMoveError),
+    /// A `go searchmoves` move is illegal here.
+    #[error("go searchmoves: {mv} is illegal: {reason}")]
+    SearchMoveIllegal {
+        /// The move.
+        mv: Move,
+        /// Why it cannot be played.
+        reason: PlayError,
+    },
+    /// `query` with an unknown question.
+    #[error("query: unknown question '{0}' (p1turn, gameover or result)")]
+    QueryUnknown(String),
+    /// `query` without exactly one word.
+    #[error("query takes one of p1turn, gameover, result")]
+    QueryArity,
+    /// `perft` with a depth that is not 1-8.
+    #[error("perft: depth must be 1-8, got '{0}'")]
+    PerftDepth(String),
+    /// `perft` without exactly one word.
+    #[error("perft takes one depth, 1-8")]
+    PerftArity,
+}
+
+/// `text` shortened, owned, for an error.
+fn quoted(text: &str) -> String {
+    shorten(text).into_owned()
 }
 
 /// Reads one line. `Ok(None)` for a blank line. The position is needed to
@@ -125,7 +199,7 @@ pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandE
         if rest.is_empty() {
             Ok(Some(cmd))
         } else {
-            Err(usage(format!("{name} takes no arguments")))
+            Err(CommandError::NoArguments(name.clone()))
         }
     };
     match name.as_str() {
@@ -147,37 +221,35 @@ pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandE
                 "p1turn" => Ok(Some(Command::Query(Query::P1Turn))),
                 "gameover" => Ok(Some(Command::Query(Query::GameOver))),
                 "result" => Ok(Some(Command::Query(Query::Result))),
-                _ => Err(usage(format!(
-                    "query: unknown question '{q}' (p1turn, gameover or result)"
-                ))),
+                _ => Err(CommandError::QueryUnknown(quoted(q))),
             },
-            _ => Err(usage("query takes one of p1turn, gameover, result")),
+            _ => Err(CommandError::QueryArity),
         },
         "perft" => match rest.as_slice() {
             [d] => match d.parse::<u32>() {
                 Ok(d @ 1..=8) => Ok(Some(Command::Perft(d))),
-                _ => Err(usage(format!("perft: depth must be 1-8, got '{d}'"))),
+                _ => Err(CommandError::PerftDepth(quoted(d))),
             },
-            _ => Err(usage("perft takes one depth, 1-8")),
+            _ => Err(CommandError::PerftArity),
         },
-        _ => Err(CommandError::Unknown(first.to_string())),
+        // A known command's name is short, so `name` needs no shortening
+        // above; an unknown word does.
+        _ => Err(CommandError::Unknown(quoted(first))),
     }
 }
 
 fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
-    if rest.first().map(|w| w.to_ascii_lowercase()) != Some("name".into()) {
-        return Err(usage(
-            "setoption: expected 'setoption name <name> [value <value>]'",
-        ));
+    if !rest.first().is_some_and(|w| w.eq_ignore_ascii_case("name")) {
+        return Err(CommandError::SetOptionSyntax);
     }
     let value_at = rest.iter().position(|w| w.eq_ignore_ascii_case("value"));
     let name_words = &rest[1..value_at.unwrap_or(rest.len())];
     if name_words.is_empty() {
-        return Err(usage("setoption: the option's name is missing"));
+        return Err(CommandError::OptionNameMissing);
     }
     let value = match value_at {
         Some(i) if i + 1 < rest.len() => Some(rest[i + 1..].join(" ")),
-        Some(_) => return Err(usage("setoption: 'value' is not followed by a value")),
+        Some(_) => return Err(CommandError::OptionValueMissing),
         None => None,
     };
     Ok(Command::SetOption {
@@ -194,52 +266,66 @@ fn parse_position(rest: &[&str]) -> Result<Position, CommandError> {
     };
     let start = match head {
         ["startpos"] => Position::startpos(),
-        ["fen", fen @ ..] if !fen.is_empty() => fen.join(" ").parse().map_err(CommandError::Fen)?,
-        ["fen"] => return Err(usage("position fen: the FEN is missing")),
-        [] => return Err(usage("position: expected 'startpos' or 'fen <fen>'")),
-        [other, ..] => {
-            return Err(usage(format!(
-                "position: expected 'startpos' or 'fen <fen>', got '{other}'"
-            )));
+        ["fen", ranks, fields @ ..] => {
+            // The notation layer quotes a bad field whole: hand it the
+            // fields after the ranks shortened (a field that long is bad
+            // anyway; the ranks are never quoted).
+            let mut fen = ranks.to_string();
+            for field in fields {
+                fen.push(' ');
+                fen.push_str(&shorten(field));
+            }
+            fen.parse().map_err(CommandError::Fen)?
         }
+        ["fen"] => return Err(CommandError::FenMissing),
+        [] => return Err(CommandError::PositionStart(None)),
+        [other, ..] => return Err(CommandError::PositionStart(Some(quoted(other)))),
     };
-    play_moves(&start, moves.iter().copied()).map_err(CommandError::Moves)
+    // Likewise a move word longer than the cut is no cell: shortened, it
+    // still is none, and the error quotes it short.
+    let moves: Vec<_> = moves.iter().map(|w| shorten(w)).collect();
+    play_moves(&start, moves.iter().map(|w| w.as_ref())).map_err(CommandError::Moves)
+}
+
+/// A count after a `go` parameter: a non-negative integer.
+fn count(rest: &[&str], i: usize, param: &str) -> Result<u64, CommandError> {
+    let text = rest.get(i + 1).copied();
+    text.and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(|| CommandError::GoNumber {
+            param: param.to_string(),
+            kind: NumberKind::Count,
+            text: text.map(quoted),
+        })
+}
+
+/// A time after a `go` parameter, capped at [`super::input::MAX_TIME`].
+fn time(rest: &[&str], i: usize, param: &str) -> Result<Duration, CommandError> {
+    let text = rest.get(i + 1).copied();
+    text.and_then(millis).ok_or_else(|| CommandError::GoNumber {
+        param: param.to_string(),
+        kind: NumberKind::Millis,
+        text: text.map(quoted),
+    })
 }
 
 fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
     let mut go = Go::default();
     let mut i = 0;
-    let number = |i: usize, what: &str| -> Result<u64, CommandError> {
-        let text = rest.get(i + 1).copied().unwrap_or("");
-        text.parse::<u64>().map_err(|_| {
-            let kind = if matches!(what, "nodes" | "depth" | "movestogo") {
-                "a non-negative number"
-            } else {
-                "a non-negative number of milliseconds"
-            };
-            if text.is_empty() {
-                usage(format!("go: {what} needs {kind}"))
-            } else {
-                usage(format!("go: {what} needs {kind}, got '{text}'"))
-            }
-        })
-    };
-    let ms = |n: u64| Duration::from_millis(n);
     while i < rest.len() {
         let word = rest[i].to_ascii_lowercase();
         match word.as_str() {
-            "wtime" | "p1time" => go.time[0] = Some(ms(number(i, &word)?)),
-            "btime" | "p2time" => go.time[1] = Some(ms(number(i, &word)?)),
-            "winc" | "p1inc" => go.inc[0] = Some(ms(number(i, &word)?)),
-            "binc" | "p2inc" => go.inc[1] = Some(ms(number(i, &word)?)),
-            "movetime" => go.movetime = Some(ms(number(i, &word)?)),
-            "nodes" => go.nodes = Some(number(i, &word)?),
+            "wtime" | "p1time" => go.time[0] = Some(time(rest, i, &word)?),
+            "btime" | "p2time" => go.time[1] = Some(time(rest, i, &word)?),
+            "winc" | "p1inc" => go.inc[0] = Some(time(rest, i, &word)?),
+            "binc" | "p2inc" => go.inc[1] = Some(time(rest, i, &word)?),
+            "movetime" => go.movetime = Some(time(rest, i, &word)?),
+            "nodes" => go.nodes = Some(count(rest, i, &word)?),
             "movestogo" => {
-                let n = number(i, &word)?;
+                let n = count(rest, i, &word)?;
                 go.movestogo = Some(u32::try_from(n).unwrap_or(u32::MAX));
             }
             "depth" => {
-                let n = number(i, &word)?;
+                let n = count(rest, i, &word)?;
                 go.depth = Some(u32::try_from(n).unwrap_or(u32::MAX));
             }
             "infinite" => {
@@ -255,24 +341,22 @@ fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
             "searchmoves" => {
                 let moves = &rest[i + 1..];
                 if moves.is_empty() {
-                    return Err(usage("go: searchmoves needs at least one move"));
+                    return Err(CommandError::SearchMovesEmpty);
                 }
                 for text in moves {
-                    let m: Move = text
+                    let m: Move = shorten(text)
                         .parse()
-                        .map_err(|e| usage(format!("go searchmoves: {e}")))?;
+                        .map_err(CommandError::SearchMoveParse)?;
                     current
                         .check(m)
-                        .map_err(|e| usage(format!("go searchmoves: {m} is illegal: {e}")))?;
+                        .map_err(|reason| CommandError::SearchMoveIllegal { mv: m, reason })?;
                     if !go.searchmoves.contains(&m) {
                         go.searchmoves.push(m);
                     }
                 }
                 break;
             }
-            _ => {
-                return Err(usage(format!("go: unknown parameter '{}'", rest[i])));
-            }
+            _ => return Err(CommandError::GoUnknown(quoted(rest[i]))),
         }
         i += 2;
     }
@@ -281,6 +365,7 @@ fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::input::MAX_TIME;
     use super::*;
 
     fn ok(line: &str) -> Command {
@@ -395,6 +480,50 @@ mod tests {
         let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
         let e = parse("go searchmoves a1", &pos).unwrap_err().to_string();
         assert!(e.contains("a1 is illegal"), "{e}");
+    }
+
+    #[test]
+    fn times_are_capped_not_refused() {
+        let Command::Go(g) = ok("go movetime 18446744073709551615 wtime 99999999999999999999999")
+        else {
+            panic!()
+        };
+        assert_eq!(g.movetime, Some(MAX_TIME));
+        assert_eq!(g.time[0], Some(MAX_TIME));
+        let Command::Go(g) = ok("go binc 86400001 p2time 86400000") else {
+            panic!()
+        };
+        assert_eq!((g.inc[1], g.time[1]), (Some(MAX_TIME), Some(MAX_TIME)));
+        assert_eq!(
+            err("go movetime 1.5"),
+            "go: movetime needs a non-negative number of milliseconds, got '1.5'"
+        );
+    }
+
+    #[test]
+    fn quoted_input_is_shortened() {
+        let long = "z".repeat(1 << 20);
+        let cut = format!("'{}...'", "z".repeat(40));
+        for line in [
+            long.clone(),
+            format!("go {long}"),
+            format!("go wtime {long}"),
+            format!("go nodes {long}"),
+            format!("go searchmoves e5 {long}"),
+            format!("query {long}"),
+            format!("perft {long}"),
+            format!("position {long}"),
+            format!("position startpos moves e5 {long}"),
+            format!("position fen 9/9/9/9/9/9/9/9/9 {long} 1 0000"),
+            format!("position fen 9/9/9/9/9/9/9/9/9 x {long} 0000"),
+            format!("position fen 9/9/9/9/9/9/9/9/9 x 1 {long}"),
+        ] {
+            let e = err(&line);
+            assert!(e.len() < 200 && e.contains(&cut), "{}: {e}", &line[..20]);
+        }
+        // A long rank is not quoted at all.
+        let e = err(&format!("position fen {long} x 1 0000"));
+        assert!(e.len() < 200, "{e}");
     }
 
     #[test]

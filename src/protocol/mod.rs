@@ -9,6 +9,7 @@
 
 pub mod codingame;
 pub mod command;
+pub mod input;
 pub mod options;
 pub mod riddles;
 
@@ -19,14 +20,52 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use command::{Command, Go, Query};
-use options::EngineOptions;
+use command::{Command, CommandError, Go, Query};
+use options::{EngineOptions, OptionError};
+use thiserror::Error;
 
 use crate::display::Style;
 use crate::display::board;
 use crate::display::score::score;
 use crate::rules::{Move, Position};
 use crate::search::{Clock, Control, Limits, Line, Report, Searcher};
+
+/// Why a protocol line cannot be carried out (answered by one
+/// `info string error: ...` line), or why the protocol cannot start.
+#[derive(Debug, Error)]
+pub enum ProtocolError {
+    /// The line does not parse.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// `setoption` cannot set the option.
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    /// A command that needs the search trees came during a search.
+    #[error("{0} is not allowed during a search; send stop first")]
+    Busy(&'static str),
+    /// `go` while a search runs.
+    #[error("go: a search is already running")]
+    AlreadySearching,
+    /// `go ponder` with the Ponder option off.
+    #[error("go ponder: set the Ponder option to true first")]
+    PonderOff,
+    /// `ponderhit` without a ponder search.
+    #[error("ponderhit: no ponder search is running")]
+    NotPondering,
+    /// An earlier rebuild of the search trees failed.
+    #[error("no search trees (an earlier allocation failed); set Hash lower")]
+    NoSearcher,
+    /// The searcher refused its options (e.g. memory). For now the search
+    /// layer's message; it will hold that layer's typed error.
+    #[error("{0}")]
+    Search(String),
+    /// The search thread could not be started.
+    #[error("go: cannot start the search thread: {0}")]
+    Thread(io::Error),
+    /// `perft` could not write its report.
+    #[error("perft: {0}")]
+    Perft(io::Error),
+}
 
 /// The engine's name and version, as `id name` reports it.
 pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
@@ -89,7 +128,7 @@ pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Str
 }
 
 /// Runs the protocol on stdin and stdout until `quit` or end of input.
-pub fn run_stdio() -> Result<(), String> {
+pub fn run_stdio() -> Result<(), ProtocolError> {
     let rx = spawn_reader(io::BufReader::new(io::stdin()));
     let mut engine = Engine::new(Output::new(io::stdout()))?;
     engine.run(rx);
@@ -116,9 +155,10 @@ pub struct Engine {
 
 impl Engine {
     /// An engine at the start position with default options.
-    pub fn new(out: Output) -> Result<Engine, String> {
+    pub fn new(out: Output) -> Result<Engine, ProtocolError> {
         let options = EngineOptions::default();
-        let searcher = Searcher::new(options.search.clone(), Position::startpos())?;
+        let searcher = Searcher::new(options.search.clone(), Position::startpos())
+            .map_err(ProtocolError::Search)?;
         Ok(Engine {
             out,
             pos: Position::startpos(),
@@ -147,7 +187,7 @@ impl Engine {
             Ok(Some(Command::Quit)) => false,
             Ok(Some(cmd)) => {
                 if let Err(e) = self.execute(cmd) {
-                    self.out.error(&e);
+                    self.out.error(&e.to_string());
                 }
                 true
             }
@@ -195,22 +235,21 @@ impl Engine {
 
     /// The searcher for a command that needs it: waits for a search that
     /// was told to stop; refuses while one is still running.
-    fn idle_searcher(&mut self, what: &str) -> Result<&mut Searcher<Position>, String> {
+    fn idle_searcher(
+        &mut self,
+        what: &'static str,
+    ) -> Result<&mut Searcher<Position>, ProtocolError> {
         if let Some(r) = &self.running {
             if r.control.is_stopped() {
                 self.join();
             } else {
-                return Err(format!(
-                    "{what} is not allowed during a search; send stop first"
-                ));
+                return Err(ProtocolError::Busy(what));
             }
         }
-        self.searcher
-            .as_mut()
-            .ok_or_else(|| "no search trees (an earlier allocation failed); set Hash lower".into())
+        self.searcher.as_mut().ok_or(ProtocolError::NoSearcher)
     }
 
-    fn execute(&mut self, cmd: Command) -> Result<(), String> {
+    fn execute(&mut self, cmd: Command) -> Result<(), ProtocolError> {
         match cmd {
             Command::Hello { ugi } => {
                 self.out.line(&format!("id name {ENGINE_NAME}"));
@@ -229,7 +268,9 @@ impl Engine {
                 if action == options::Action::ClearHash {
                     searcher.clear(pos);
                 }
-                searcher.set_options(new.search.clone(), pos)?;
+                searcher
+                    .set_options(new.search.clone(), pos)
+                    .map_err(ProtocolError::Search)?;
                 self.options = new;
             }
             Command::NewGame => {
@@ -248,7 +289,7 @@ impl Engine {
             }
             Command::PonderHit => match &self.running {
                 Some(r) if r.control.is_pondering() => r.control.ponderhit(),
-                _ => return Err("ponderhit: no ponder search is running".into()),
+                _ => return Err(ProtocolError::NotPondering),
             },
             Command::Quit => {}
             Command::Query(q) => self.out.line(&query(&self.pos, q)),
@@ -275,7 +316,7 @@ impl Engine {
                 self.idle_searcher("perft")?;
                 let mut buf = Vec::new();
                 crate::display::perft::run(&self.pos, depth, true, &mut buf)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(ProtocolError::Perft)?;
                 for line in String::from_utf8_lossy(&buf).lines() {
                     self.out.line(line);
                 }
@@ -288,20 +329,20 @@ impl Engine {
         Ok(())
     }
 
-    fn go(&mut self, go: Go) -> Result<(), String> {
+    fn go(&mut self, go: Go) -> Result<(), ProtocolError> {
         if self
             .running
             .as_ref()
             .is_some_and(|r| !r.control.is_stopped())
         {
-            return Err("go: a search is already running".into());
+            return Err(ProtocolError::AlreadySearching);
         }
         if go.ponder && !self.options.ponder {
-            return Err("go ponder: set the Ponder option to true first".into());
+            return Err(ProtocolError::PonderOff);
         }
         let pos = self.pos;
         self.idle_searcher("go")?;
-        let mut searcher = self.searcher.take().ok_or("no search trees")?;
+        let mut searcher = self.searcher.take().ok_or(ProtocolError::NoSearcher)?;
         let side = pos.side_to_move().index();
         let clock = go.time[side].map(|time| Clock {
             time,
@@ -349,7 +390,7 @@ impl Engine {
                 out.line(&best);
                 searcher
             })
-            .map_err(|e| format!("go: cannot start the search thread: {e}"))?;
+            .map_err(ProtocolError::Thread)?;
         self.running = Some(Running {
             control,
             finished,

@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use thiserror::Error;
+
+use super::input::shorten;
 use crate::search::{Options as SearchOptions, Playout};
 
 /// Everything `setoption` can change.
@@ -162,35 +165,114 @@ pub fn describe() -> Vec<String> {
         .collect()
 }
 
+/// Why `setoption` cannot set an option. Every text it quotes from the
+/// line is shortened ([`shorten`]).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum OptionError {
+    /// No option has this name.
+    #[error("unknown option '{0}' (the uci command lists them)")]
+    Unknown(String),
+    /// A button was given a value.
+    #[error("option {0} is a button and takes no value")]
+    ButtonValue(&'static str),
+    /// A value is needed but none was given.
+    #[error("option {0} needs a value")]
+    ValueMissing(&'static str),
+    /// A spin value outside its range.
+    #[error("option {name} must be between {min} and {max}, got {value}")]
+    OutOfRange {
+        /// The option.
+        name: &'static str,
+        /// Its least value.
+        min: i64,
+        /// Its greatest value.
+        max: i64,
+        /// The value given (a whole number, maybe too long for an `i64`).
+        value: String,
+    },
+    /// A spin value that is no whole number.
+    #[error("option {name} needs a whole number between {min} and {max}, got '{value}'")]
+    NotANumber {
+        /// The option.
+        name: &'static str,
+        /// Its least value.
+        min: i64,
+        /// Its greatest value.
+        max: i64,
+        /// The value given.
+        value: String,
+    },
+    /// A check value that is neither `true` nor `false`.
+    #[error("option {name} must be true or false, got '{value}'")]
+    NotABool {
+        /// The option.
+        name: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A combo value that is none of its choices.
+    #[error("option {name} must be one of {}, got '{value}'", .vars.join(", "))]
+    NotAChoice {
+        /// The option.
+        name: &'static str,
+        /// The choices.
+        vars: &'static [&'static str],
+        /// The value given.
+        value: String,
+    },
+}
+
 /// A spin option's value, checked.
-fn spin_value(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+fn spin_value(name: &'static str, value: &str, min: i64, max: i64) -> Result<i64, OptionError> {
     match value.parse::<i64>() {
         Ok(v) if (min..=max).contains(&v) => Ok(v),
-        Ok(v) => Err(format!(
-            "option {name} must be between {min} and {max}, got {v}"
-        )),
-        Err(_) => Err(format!(
-            "option {name} needs a whole number between {min} and {max}, got '{value}'"
-        )),
+        Ok(v) => Err(OptionError::OutOfRange {
+            name,
+            min,
+            max,
+            value: v.to_string(),
+        }),
+        Err(_) => {
+            // A whole number too long for an i64 is out of range, not "no
+            // number".
+            let digits = value.strip_prefix(['-', '+']).unwrap_or(value);
+            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            let value = shorten(value).into_owned();
+            Err(if whole {
+                OptionError::OutOfRange {
+                    name,
+                    min,
+                    max,
+                    value,
+                }
+            } else {
+                OptionError::NotANumber {
+                    name,
+                    min,
+                    max,
+                    value,
+                }
+            })
+        }
     }
 }
 
 impl EngineOptions {
     /// Applies `setoption name <name> value <value>`; on error nothing
     /// changes.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Action, String> {
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Action, OptionError> {
         let spec = SPECS
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| format!("unknown option '{name}' (the uci command lists them)"))?;
+            .ok_or_else(|| OptionError::Unknown(shorten(name).into_owned()))?;
         let name = spec.name;
         if let Kind::Button = spec.kind {
             if value.is_some() {
-                return Err(format!("option {name} is a button and takes no value"));
+                return Err(OptionError::ButtonValue(name));
             }
             return Ok(Action::ClearHash);
         }
-        let value = value.ok_or_else(|| format!("option {name} needs a value"))?;
+        let value = value.ok_or(OptionError::ValueMissing(name))?;
         let mut new = self.clone();
         match &spec.kind {
             Kind::Spin { min, max, set } => set(&mut new, spin_value(name, value, *min, *max)?),
@@ -198,20 +280,20 @@ impl EngineOptions {
                 "true" => set(&mut new, true),
                 "false" => set(&mut new, false),
                 _ => {
-                    return Err(format!(
-                        "option {name} must be true or false, got '{value}'"
-                    ));
+                    return Err(OptionError::NotABool {
+                        name,
+                        value: shorten(value).into_owned(),
+                    });
                 }
             },
             Kind::Combo(vars, set) => {
                 let v = vars
                     .iter()
                     .find(|v| v.eq_ignore_ascii_case(value))
-                    .ok_or_else(|| {
-                        format!(
-                            "option {name} must be one of {}, got '{value}'",
-                            vars.join(", ")
-                        )
+                    .ok_or_else(|| OptionError::NotAChoice {
+                        name,
+                        vars,
+                        value: shorten(value).into_owned(),
                     })?;
                 set(&mut new, v);
             }
@@ -246,33 +328,43 @@ mod tests {
         assert_eq!(o.set("threads", Some("4")), Ok(Action::None));
         assert_eq!(o.search.threads, 4);
         assert_eq!(
-            o.set("Threads", Some("0")).unwrap_err(),
+            o.set("Threads", Some("0")).unwrap_err().to_string(),
             "option Threads must be between 1 and 256, got 0"
         );
         assert!(
             o.set("Hash", Some("lots"))
                 .unwrap_err()
+                .to_string()
                 .contains("whole number")
         );
         assert!(
             o.set("Ponder", Some("yes"))
                 .unwrap_err()
+                .to_string()
                 .contains("true or false")
         );
         assert!(
             o.set("Playout", Some("smart"))
                 .unwrap_err()
+                .to_string()
                 .contains("one of uniform, winning")
         );
         assert!(
             o.set("Colour", Some("red"))
                 .unwrap_err()
+                .to_string()
                 .contains("unknown option")
         );
-        assert!(o.set("Hash", None).unwrap_err().contains("needs a value"));
+        assert!(
+            o.set("Hash", None)
+                .unwrap_err()
+                .to_string()
+                .contains("needs a value")
+        );
         assert!(
             o.set("Clear Hash", Some("1"))
                 .unwrap_err()
+                .to_string()
                 .contains("button")
         );
         assert_eq!(o.set("clear hash", None), Ok(Action::ClearHash));
@@ -281,5 +373,32 @@ mod tests {
         assert!((o.search.params.exploration - 0.71).abs() < 1e-6);
         o.set("Playout", Some("Uniform")).unwrap();
         assert_eq!(o.search.params.playout, Playout::Uniform);
+    }
+
+    #[test]
+    fn long_values_are_quoted_short() {
+        let mut o = EngineOptions::default();
+        let long = "q".repeat(1 << 20);
+        let cut = format!("{}...", "q".repeat(40));
+        for (name, value) in [
+            (long.as_str(), Some("1")),
+            ("Threads", Some(long.as_str())),
+            ("Ponder", Some(long.as_str())),
+            ("Playout", Some(long.as_str())),
+        ] {
+            let e = o.set(name, value).unwrap_err().to_string();
+            assert!(e.len() < 200 && e.contains(&cut), "{e}");
+        }
+        // A whole number too long for an i64 is out of range.
+        let e = o
+            .set("MoveOverhead", Some(&"9".repeat(1 << 20)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("option MoveOverhead must be between 0 and 10000, got 9999"),
+            "{e}"
+        );
+        assert!(e.len() < 200, "{e}");
+        assert_eq!(o, EngineOptions::default(), "failed sets change nothing");
     }
 }
