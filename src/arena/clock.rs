@@ -1,6 +1,7 @@
 //! Time controls and the referee's clocks: what `go` command to send, how
 //! long a move may take, and who lost on time.
 
+use crate::arena::shorten;
 use crate::game::Player;
 use std::fmt;
 use std::time::Duration;
@@ -22,29 +23,87 @@ pub enum TimeControl {
     },
 }
 
+/// Why a time setting is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    /// None or more than one of `--movetime`, `--nodes` and `--tc`.
+    #[error("give one time control: --movetime, --nodes or --tc")]
+    NotOne,
+    /// `--movetime 0` or `--nodes 0`.
+    #[error("{option} must be at least 1")]
+    Zero {
+        /// The option, e.g. `--movetime`.
+        option: &'static str,
+    },
+    /// A part of `--tc` that is not a number.
+    #[error("--tc {tc}: the {part} '{value}' is not a number of seconds")]
+    NotSeconds {
+        /// The `--tc` value, shortened.
+        tc: String,
+        /// `base time` or `increment`.
+        part: &'static str,
+        /// The part, shortened.
+        value: String,
+    },
+    /// A part of `--tc` below zero or too large.
+    #[error("--tc {tc}: the {part} must be between 0 and 1000000 seconds")]
+    OutOfRange {
+        /// The `--tc` value, shortened.
+        tc: String,
+        /// `base time` or `increment`.
+        part: &'static str,
+    },
+    /// A base time of zero.
+    #[error("--tc {tc}: the base time must be positive")]
+    ZeroBase {
+        /// The `--tc` value, shortened.
+        tc: String,
+    },
+}
+
 impl TimeControl {
+    /// The time control of exactly one of `--movetime MS`, `--nodes N` and
+    /// `--tc BASE+INC`.
+    pub fn from_options(
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+        tc: Option<&str>,
+    ) -> Result<TimeControl, ClockError> {
+        match (movetime, nodes, tc) {
+            (Some(0), _, _) => Err(ClockError::Zero {
+                option: "--movetime",
+            }),
+            (_, Some(0), _) => Err(ClockError::Zero { option: "--nodes" }),
+            (Some(ms), None, None) => Ok(TimeControl::Movetime(Duration::from_millis(ms))),
+            (None, Some(n), None) => Ok(TimeControl::Nodes(n)),
+            (None, None, Some(tc)) => TimeControl::parse_clock(tc),
+            _ => Err(ClockError::NotOne),
+        }
+    }
+
     /// Reads a clock time control `BASE+INC` or `BASE` in seconds, e.g.
     /// `10+0.1`, `1+0.01` or `60`.
-    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
+    pub fn parse_clock(text: &str) -> Result<TimeControl, ClockError> {
         let (base, increment) = match text.split_once('+') {
             Some((base, inc)) => (base, inc),
             None => (text, "0"),
         };
-        let seconds = |part: &str, what: &str| -> Result<Duration, String> {
-            let value: f64 = part.trim().parse().map_err(|_| {
-                format!("--tc {text}: the {what} '{part}' is not a number of seconds")
+        let tc = || shorten(text);
+        let seconds = |value: &str, part: &'static str| -> Result<Duration, ClockError> {
+            let seconds: f64 = value.trim().parse().map_err(|_| ClockError::NotSeconds {
+                tc: tc(),
+                part,
+                value: shorten(value),
             })?;
-            if !value.is_finite() || !(0.0..=1e6).contains(&value) {
-                return Err(format!(
-                    "--tc {text}: the {what} must be between 0 and 1000000 seconds"
-                ));
+            if !(0.0..=1e6).contains(&seconds) {
+                return Err(ClockError::OutOfRange { tc: tc(), part });
             }
-            Ok(Duration::from_millis((value * 1000.0).round() as u64))
+            Ok(Duration::from_millis((seconds * 1000.0).round() as u64))
         };
         let base = seconds(base, "base time")?;
         let increment = seconds(increment, "increment")?;
         if base.is_zero() {
-            return Err(format!("--tc {text}: the base time must be positive"));
+            return Err(ClockError::ZeroBase { tc: tc() });
         }
         Ok(TimeControl::Clock { base, increment })
     }
@@ -202,9 +261,33 @@ mod tests {
         for bad in [
             "", "+1", "a+1", "1+b", "0+1", "-1+0", "1+-1", "inf", "NaN+1", "1+2+3",
         ] {
-            let err = TimeControl::parse_clock(bad).expect_err(bad);
+            let err = TimeControl::parse_clock(bad).expect_err(bad).to_string();
             assert!(err.starts_with("--tc"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn one_time_control_from_the_options() {
+        let from = TimeControl::from_options;
+        assert_eq!(
+            from(Some(100), None, None),
+            Ok(TimeControl::Movetime(ms(100)))
+        );
+        assert_eq!(
+            from(None, Some(u64::MAX), None),
+            Ok(TimeControl::Nodes(u64::MAX))
+        );
+        assert_eq!(from(None, None, Some("60")), TimeControl::parse_clock("60"));
+        assert_eq!(from(None, None, None), Err(ClockError::NotOne));
+        assert_eq!(from(Some(5), Some(5), None), Err(ClockError::NotOne));
+        assert_eq!(
+            from(Some(0), None, None).unwrap_err().to_string(),
+            "--movetime must be at least 1"
+        );
+        assert_eq!(
+            from(None, Some(0), None).unwrap_err().to_string(),
+            "--nodes must be at least 1"
+        );
     }
 
     #[test]

@@ -32,14 +32,101 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use clock::TimeControl;
-use engine::{Engine, EngineSpec};
+use clock::{ClockError, TimeControl};
+use engine::{Engine, EngineError, EngineSpec, EngineSpecError};
 use game::{GameSettings, GameSetup};
-use openings::OpeningBook;
-use record::{GameRecord, Record};
-use tally::{Sprt, Tally};
+use openings::{OpeningBook, OpeningError, OpeningsFileError};
+use record::{GameRecord, Record, RecordError};
+use tally::{Sprt, SprtError, Tally, TallyError};
 
 use crate::arena::stats::SprtDecision;
+
+/// Why a match or a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// Not exactly two `--engine` values.
+    #[error("give exactly two engines with --engine (got {0})")]
+    EngineCount(usize),
+    /// An `--engine` value that does not parse, or two engines with one name.
+    #[error(transparent)]
+    Spec(#[from] EngineSpecError),
+    /// An engine that could not be started or did not answer at the start.
+    #[error("engine {name} ({program}): {problem}")]
+    Engine {
+        /// The engine's name.
+        name: String,
+        /// Its program.
+        program: String,
+        /// What went wrong.
+        problem: EngineError,
+    },
+    /// A bad time setting.
+    #[error(transparent)]
+    Clock(#[from] ClockError),
+    /// `--games` zero or odd.
+    #[error("--games must be a positive even number (each opening is played twice), got {0}")]
+    Games(u64),
+    /// `--concurrency` out of range.
+    #[error("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {0}")]
+    Concurrency(usize),
+    /// An opening that cannot be used.
+    #[error(transparent)]
+    Opening(#[from] OpeningError),
+    /// An openings file that cannot be used.
+    #[error(transparent)]
+    OpeningsFile(#[from] OpeningsFileError),
+    /// Bad `--sprt` settings.
+    #[error(transparent)]
+    Sprt(#[from] SprtError),
+    /// A record file that does not read back.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A game the tally cannot count.
+    #[error(transparent)]
+    Tally(#[from] TallyError),
+    /// A file that cannot be read.
+    #[error("cannot read {}: {problem}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A file that cannot be created.
+    #[error("cannot create {}: {problem}", .path.display())]
+    Create {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A file that cannot be written.
+    #[error("cannot write to {}: {problem}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// The summary could not be written to standard output.
+    #[error("cannot write the summary: {0}")]
+    Output(io::Error),
+}
+
+/// The most games played at once.
+pub const MAX_CONCURRENCY: usize = 256;
+
+/// The most characters of input that an error message repeats.
+const ECHO_MAX: usize = 40;
+
+/// `text` as an error message repeats it: at most [`ECHO_MAX`] characters,
+/// with `...` after a cut.
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(ECHO_MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
 /// record format and Ctrl-C.
@@ -157,7 +244,7 @@ pub struct MatchArgs {
 }
 
 /// Runs `ultimo match`: a match, or with `--replay` the summary of a record.
-pub fn run(args: &MatchArgs) -> Result<(), String> {
+pub fn run(args: &MatchArgs) -> Result<(), ArenaError> {
     let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
     if let Some(path) = &args.replay {
         let mut out = io::stdout().lock();
@@ -168,9 +255,9 @@ pub fn run(args: &MatchArgs) -> Result<(), String> {
 }
 
 /// Prints the summary of the record file at `path` after checking it.
-fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), String> {
+fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), ArenaError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let text = read(path)?;
     let record = Record::parse(&text, &name)?;
     let mut tally = Tally::new(record.engines.clone());
     for game in &record.games {
@@ -185,7 +272,15 @@ fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), 
                 record.games.len()
             )
         })
-        .map_err(|e| e.to_string())
+        .map_err(ArenaError::Output)
+}
+
+/// The text of the file at `path`.
+fn read(path: &Path) -> Result<String, ArenaError> {
+    std::fs::read_to_string(path).map_err(|problem| ArenaError::Read {
+        path: path.to_path_buf(),
+        problem,
+    })
 }
 
 /// Everything a match needs, checked before it starts.
@@ -205,42 +300,29 @@ struct Plan {
 
 impl Plan {
     /// Checks the arguments and reads or makes the openings.
-    fn new(args: &MatchArgs, sprt: Option<Sprt>) -> Result<Plan, String> {
+    fn new(args: &MatchArgs, sprt: Option<Sprt>) -> Result<Plan, ArenaError> {
         let mut specs = match &args.engines[..] {
             [a, b] => [EngineSpec::parse(a)?, EngineSpec::parse(b)?],
-            _ => {
-                return Err(format!(
-                    "give exactly two engines with --engine (got {})",
-                    args.engines.len()
-                ));
-            }
+            _ => return Err(ArenaError::EngineCount(args.engines.len())),
         };
         engine::distinct_names(&mut specs)?;
-        let control = match (args.movetime, args.nodes, &args.tc) {
-            (Some(0), _, _) => return Err("--movetime must be at least 1".to_string()),
-            (_, Some(0), _) => return Err("--nodes must be at least 1".to_string()),
-            (Some(ms), None, None) => TimeControl::Movetime(Duration::from_millis(ms)),
-            (None, Some(n), None) => TimeControl::Nodes(n),
-            (None, None, Some(tc)) => TimeControl::parse_clock(tc)?,
-            _ => return Err("give one time control: --movetime, --nodes or --tc".to_string()),
-        };
+        let control = TimeControl::from_options(args.movetime, args.nodes, args.tc.as_deref())?;
         if args.games == 0 || !args.games.is_multiple_of(2) {
-            return Err(format!(
-                "--games must be a positive even number (each opening is played twice), got {}",
-                args.games
-            ));
+            return Err(ArenaError::Games(args.games));
         }
-        if !(1..=256).contains(&args.concurrency) {
-            return Err(format!(
-                "--concurrency must be between 1 and 256, got {}",
-                args.concurrency
-            ));
+        if !(1..=MAX_CONCURRENCY).contains(&args.concurrency) {
+            return Err(ArenaError::Concurrency(args.concurrency));
         }
+        let settings = GameSettings {
+            control,
+            margin: Duration::from_millis(args.timemargin),
+            move_timeout: Duration::from_millis(args.move_timeout),
+            startup_timeout: Duration::from_millis(args.startup_timeout),
+        };
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
             (Some(path), _) => {
                 let name = path.display().to_string();
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                let text = read(path)?;
                 let list = openings::parse_openings(&text, &name)?;
                 let source = format!("{} from {name}", list.len());
                 (OpeningBook::List(list), source)
@@ -259,12 +341,7 @@ impl Plan {
             games: args.games,
             openings,
             openings_source,
-            settings: GameSettings {
-                control,
-                margin: Duration::from_millis(args.timemargin),
-                move_timeout: Duration::from_millis(args.move_timeout),
-                startup_timeout: Duration::from_millis(args.startup_timeout),
-            },
+            settings,
             concurrency: args.concurrency,
             sprt,
             record: args.record.clone(),
@@ -272,7 +349,7 @@ impl Plan {
     }
 
     /// The game at `index` (from 0): number, pair, opening and colours.
-    fn setup(&self, index: u64) -> Result<GameSetup, String> {
+    fn setup(&self, index: u64) -> Result<GameSetup, OpeningError> {
         let pair = index / 2;
         Ok(GameSetup {
             game: index + 1,
@@ -306,17 +383,19 @@ fn seed_from_clock() -> u64 {
 
 /// The record file being written.
 struct RecordFile {
-    name: String,
+    path: PathBuf,
     out: BufWriter<File>,
 }
 
 impl RecordFile {
     /// Creates the file and writes its header and `engines` line.
-    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, String> {
-        let name = path.display().to_string();
-        let file = File::create(path).map_err(|e| format!("cannot create {name}: {e}"))?;
+    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, ArenaError> {
+        let file = File::create(path).map_err(|problem| ArenaError::Create {
+            path: path.to_path_buf(),
+            problem,
+        })?;
         let mut record = RecordFile {
-            name,
+            path: path.to_path_buf(),
             out: BufWriter::new(file),
         };
         let header = format!(
@@ -331,10 +410,13 @@ impl RecordFile {
     }
 
     /// Writes a line and flushes it, so the file is complete at any moment.
-    fn write_line(&mut self, line: &str) -> Result<(), String> {
+    fn write_line(&mut self, line: &str) -> Result<(), ArenaError> {
         writeln!(self.out, "{line}")
             .and_then(|_| self.out.flush())
-            .map_err(|e| format!("cannot write to {}: {e}", self.name))
+            .map_err(|problem| ArenaError::Write {
+                path: self.path.clone(),
+                problem,
+            })
     }
 }
 
@@ -448,7 +530,7 @@ struct Referee<'a> {
     record: Option<RecordFile>,
     progress: Progress,
     stop: Option<Stop>,
-    error: Option<String>,
+    error: Option<ArenaError>,
     seen_interrupts: usize,
 }
 
@@ -462,7 +544,7 @@ impl Referee<'_> {
     }
 
     /// Stops the match on an error, which `run` returns at the end.
-    fn fail(&mut self, error: String) {
+    fn fail(&mut self, error: ArenaError) {
         self.progress
             .line(&format!("error: {error}; stopping the match"));
         self.error.get_or_insert(error);
@@ -475,7 +557,7 @@ impl Referee<'_> {
             return; // finished as the match was aborted: not counted
         }
         if let Err(e) = self.tally.add(&game) {
-            return self.fail(e);
+            return self.fail(e.into());
         }
         if let Some(file) = self.record.as_mut()
             && let Err(e) = file.write_line(&game.to_string())
@@ -525,12 +607,16 @@ impl Referee<'_> {
 }
 
 /// Plays the match of `plan` and prints its summary.
-fn run_match(plan: &Plan) -> Result<(), String> {
+fn run_match(plan: &Plan) -> Result<(), ArenaError> {
     let started = Instant::now();
     let flags = Flags::default();
     for spec in &plan.specs {
         Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
-            .map_err(|e| format!("engine {} ({}): {e}", spec.name, spec.program))?
+            .map_err(|problem| ArenaError::Engine {
+                name: spec.name.clone(),
+                program: spec.program.clone(),
+                problem,
+            })?
             .quit();
     }
     let record = match &plan.record {
@@ -562,7 +648,7 @@ fn run_match(plan: &Plan) -> Result<(), String> {
         loop {
             match results.recv_timeout(Duration::from_millis(100)) {
                 Ok(Ok(game)) => referee.game_over(game),
-                Ok(Err(error)) => referee.fail(error),
+                Ok(Err(error)) => referee.fail(error.into()),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
@@ -579,7 +665,7 @@ fn run_match(plan: &Plan) -> Result<(), String> {
             writeln!(out, "{:<12}{seconds:.1} s", "time")
         })
         .and_then(|_| out.flush())
-        .map_err(|e| e.to_string())?;
+        .map_err(ArenaError::Output)?;
     match referee.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -593,7 +679,7 @@ fn worker(
     plan: &Plan,
     next_game: &AtomicU64,
     flags: &Flags,
-    results: mpsc::Sender<Result<GameRecord, String>>,
+    results: mpsc::Sender<Result<GameRecord, OpeningError>>,
 ) {
     let mut slots: [Option<Engine>; 2] = [None, None];
     while !flags.stop_starting.load(Ordering::SeqCst) {
@@ -687,7 +773,7 @@ mod tests {
     #[test]
     fn refuses_bad_plans() {
         let check = |extra: &[&str], expected: &str| {
-            let err = Plan::new(&args(extra), None).unwrap_err();
+            let err = Plan::new(&args(extra), None).unwrap_err().to_string();
             assert!(err.contains(expected), "{extra:?}: {err}");
         };
         check(&[], "give one time control");
@@ -712,7 +798,7 @@ mod tests {
         );
         let mut one = args(&["--nodes", "5"]);
         one.engines.pop();
-        let err = Plan::new(&one, None).unwrap_err();
+        let err = Plan::new(&one, None).unwrap_err().to_string();
         assert!(
             err.contains("exactly two engines with --engine (got 1)"),
             "{err}"
@@ -738,12 +824,22 @@ mod tests {
         std::fs::write(&path, "e5\nbad line\n").unwrap();
         let err = Plan::new(&args(&["--nodes", "5", "--openings", path_text]), None).unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             format!(
                 "{path_text}:2: bad moves 'bad line': 'bad' is not a cell (expected a file a-i and a rank 1-9, like e5)"
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn echoed_input_is_shortened() {
+        assert_eq!(shorten("e5"), "e5");
+        let forty = "a".repeat(40);
+        assert_eq!(shorten(&forty), forty);
+        assert_eq!(shorten(&"a".repeat(41)), format!("{forty}..."));
+        let wide = "é".repeat(50);
+        assert_eq!(shorten(&wide), format!("{}...", "é".repeat(40)));
     }
 
     #[test]
@@ -784,6 +880,11 @@ mod tests {
         );
         std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
         let err = replay(&path, None, &mut Vec::new()).unwrap_err();
+        assert!(
+            matches!(err, ArenaError::Record(RecordError::Line { line: 2, .. })),
+            "{err:?}"
+        );
+        let err = err.to_string();
         assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

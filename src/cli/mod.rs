@@ -242,7 +242,7 @@ pub fn main() -> ExitCode {
             };
             play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
         }),
-        Some(Command::Match(args)) => crate::arena::run(&args),
+        Some(Command::Match(args)) => crate::arena::run(&args).map_err(|e| e.to_string()),
         Some(Command::Bench { threads }) => {
             let mut out = io::stdout().lock();
             bench::run(threads as usize, &mut out).map(|_| ())
