@@ -4,8 +4,11 @@
 //! bad input.
 #![cfg(unix)]
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
 
@@ -27,6 +30,47 @@ fn ultimo_match(args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("ultimo runs")
+}
+
+/// Runs `ultimo match` with `args` like [`ultimo_match`], but kills it
+/// and fails the test if it has not ended within `limit`: for runs that
+/// could hang.
+fn ultimo_match_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo runs");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo match {args:?} still ran after {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
 }
 
 /// Standard output, after checking that the run succeeded.
@@ -289,4 +333,109 @@ fn bad_input_gives_clear_errors() {
         err.contains(&format!("error: {record_name}:2: expected 9 fields")),
         "{err}"
     );
+}
+
+/// Long enough for a run that should end at once, even on a loaded machine;
+/// a run still going after it is taken to hang.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Runs a match with the time settings `extra` against engines that never
+/// answer `go` (or with `mute`, nothing at all), which would wait for them
+/// as long as the settings say, and checks that it is refused at once with
+/// `expected`.
+fn refuses_huge_time(mode: &str, extra: &[&str], expected: &str) {
+    let first = broken(mode);
+    let second = format!("cmd=sh arg=tests/engines/broken.sh arg={mode} name={mode}-2");
+    let mut args = vec!["--engine", &first, "--engine", &second, "--games", "2"];
+    args.extend_from_slice(extra);
+    let err = failure(&ultimo_match_within(&args, HANG));
+    assert!(err.contains(&format!("error: {expected}")), "{err}");
+}
+
+#[test]
+fn huge_movetime_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "18446744073709551615"],
+        "--movetime 18446744073709551615 is too long: the most is 86400000 ms (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "86400001"],
+        "--movetime 86400001 is too long",
+    );
+}
+
+#[test]
+fn huge_timemargin_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "10", "--timemargin", "18446744073709551615"],
+        "--timemargin 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn huge_move_timeout_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--nodes", "10", "--move-timeout", "18446744073709551615"],
+        "--move-timeout 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn huge_startup_timeout_is_refused() {
+    refuses_huge_time(
+        "mute",
+        &["--nodes", "10", "--startup-timeout", "18446744073709551615"],
+        "--startup-timeout 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn clocks_longer_than_a_day_are_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--tc", "1000000"],
+        "--tc 1000000: the base time must be between 0 and 86400 seconds (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--tc", "60+86401"],
+        "--tc 60+86401: the increment must be between 0 and 86400 seconds (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--tc", "18446744073709551615"],
+        "--tc 18446744073709551615: the base time must be between 0 and 86400",
+    );
+}
+
+#[test]
+fn huge_nodes_are_bounded_by_the_move_timeout() {
+    // --nodes is not a time: any count is passed on, and an engine that
+    // does not answer in time loses once --move-timeout has passed.
+    let (base, silent) = (ultimo("base"), broken("silent"));
+    let out = success(&ultimo_match_within(
+        &[
+            "--engine",
+            &base,
+            "--engine",
+            &silent,
+            "--nodes",
+            "18446744073709551615",
+            "--move-timeout",
+            "300",
+            "--games",
+            "2",
+        ],
+        HANG,
+    ));
+    assert!(field(&out, "games").starts_with("2: "), "{out}");
+    assert!(
+        field(&out, "faults").contains("silent 1 (1 timeout)"),
+        "{out}"
+    );
+    assert_eq!(field(&out, "end"), "all 2 games played");
 }

@@ -23,6 +23,10 @@ pub enum TimeControl {
     },
 }
 
+/// The longest any time setting may be: one day. Longer settings are
+/// refused, so that no wait is endless and no sum of times overflows.
+pub const MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Why a time setting is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ClockError {
@@ -35,6 +39,14 @@ pub enum ClockError {
         /// The option, e.g. `--movetime`.
         option: &'static str,
     },
+    /// A time in milliseconds above [`MAX_TIME`].
+    #[error("{option} {ms} is too long: the most is {} ms (a day)", MAX_TIME.as_millis())]
+    TooLong {
+        /// The option, e.g. `--timemargin`.
+        option: &'static str,
+        /// The milliseconds given.
+        ms: u64,
+    },
     /// A part of `--tc` that is not a number.
     #[error("--tc {tc}: the {part} '{value}' is not a number of seconds")]
     NotSeconds {
@@ -45,8 +57,8 @@ pub enum ClockError {
         /// The part, shortened.
         value: String,
     },
-    /// A part of `--tc` below zero or too large.
-    #[error("--tc {tc}: the {part} must be between 0 and 1000000 seconds")]
+    /// A part of `--tc` below zero or above [`MAX_TIME`].
+    #[error("--tc {tc}: the {part} must be between 0 and {} seconds (a day)", MAX_TIME.as_secs())]
     OutOfRange {
         /// The `--tc` value, shortened.
         tc: String,
@@ -61,9 +73,19 @@ pub enum ClockError {
     },
 }
 
+/// A time setting given in milliseconds as `option`: refused above
+/// [`MAX_TIME`].
+pub fn millis(option: &'static str, ms: u64) -> Result<Duration, ClockError> {
+    let time = Duration::from_millis(ms);
+    if time > MAX_TIME {
+        return Err(ClockError::TooLong { option, ms });
+    }
+    Ok(time)
+}
+
 impl TimeControl {
     /// The time control of exactly one of `--movetime MS`, `--nodes N` and
-    /// `--tc BASE+INC`.
+    /// `--tc BASE+INC`; a move time is at most [`MAX_TIME`].
     pub fn from_options(
         movetime: Option<u64>,
         nodes: Option<u64>,
@@ -74,7 +96,7 @@ impl TimeControl {
                 option: "--movetime",
             }),
             (_, Some(0), _) => Err(ClockError::Zero { option: "--nodes" }),
-            (Some(ms), None, None) => Ok(TimeControl::Movetime(Duration::from_millis(ms))),
+            (Some(ms), None, None) => Ok(TimeControl::Movetime(millis("--movetime", ms)?)),
             (None, Some(n), None) => Ok(TimeControl::Nodes(n)),
             (None, None, Some(tc)) => TimeControl::parse_clock(tc),
             _ => Err(ClockError::NotOne),
@@ -82,7 +104,7 @@ impl TimeControl {
     }
 
     /// Reads a clock time control `BASE+INC` or `BASE` in seconds, e.g.
-    /// `10+0.1`, `1+0.01` or `60`.
+    /// `10+0.1`, `1+0.01` or `60`; each part at most [`MAX_TIME`].
     pub fn parse_clock(text: &str) -> Result<TimeControl, ClockError> {
         let (base, increment) = match text.split_once('+') {
             Some((base, inc)) => (base, inc),
@@ -95,9 +117,10 @@ impl TimeControl {
                 part,
                 value: shorten(value),
             })?;
-            if !(0.0..=1e6).contains(&seconds) {
+            if !(0.0..=MAX_TIME.as_secs_f64()).contains(&seconds) {
                 return Err(ClockError::OutOfRange { tc: tc(), part });
             }
+            // At most a day, so the milliseconds fit.
             Ok(Duration::from_millis((seconds * 1000.0).round() as u64))
         };
         let base = seconds(base, "base time")?;
@@ -206,9 +229,9 @@ impl GameClock {
     /// time: the referee waits this long for the answer.
     pub fn limit(&self, side: Player) -> Duration {
         match self.control {
-            TimeControl::Movetime(t) => t + self.margin,
+            TimeControl::Movetime(t) => t.saturating_add(self.margin),
             TimeControl::Nodes(_) => self.move_timeout,
-            TimeControl::Clock { .. } => self.left(side) + self.margin,
+            TimeControl::Clock { .. } => self.left(side).saturating_add(self.margin),
         }
     }
 
@@ -221,7 +244,7 @@ impl GameClock {
         }
         if let TimeControl::Clock { increment, .. } = self.control {
             let left = &mut self.left[side.index()];
-            *left = left.saturating_sub(took) + increment;
+            *left = left.saturating_sub(took).saturating_add(increment);
         }
         Ok(())
     }
@@ -267,6 +290,35 @@ mod tests {
     }
 
     #[test]
+    fn times_are_at_most_a_day() {
+        assert_eq!(millis("--timemargin", 86_400_000), Ok(MAX_TIME));
+        let err = millis("--timemargin", 86_400_001).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--timemargin 86400001 is too long: the most is 86400000 ms (a day)"
+        );
+        assert!(millis("--move-timeout", u64::MAX).is_err());
+        assert_eq!(
+            TimeControl::parse_clock("86400+86400"),
+            Ok(TimeControl::Clock {
+                base: MAX_TIME,
+                increment: MAX_TIME
+            })
+        );
+        for bad in ["86400.5", "1+86401", "1e300", "18446744073709551615"] {
+            let err = TimeControl::parse_clock(bad).unwrap_err();
+            assert!(matches!(err, ClockError::OutOfRange { .. }), "{bad}: {err}");
+        }
+        assert_eq!(
+            TimeControl::parse_clock("1e9").unwrap_err().to_string(),
+            "--tc 1e9: the base time must be between 0 and 86400 seconds (a day)"
+        );
+        let long = "9".repeat(100);
+        let err = TimeControl::parse_clock(&format!("x{long}")).unwrap_err();
+        assert!(err.to_string().len() < 150, "{err}");
+    }
+
+    #[test]
     fn one_time_control_from_the_options() {
         let from = TimeControl::from_options;
         assert_eq!(
@@ -288,6 +340,29 @@ mod tests {
             from(None, Some(0), None).unwrap_err().to_string(),
             "--nodes must be at least 1"
         );
+        assert_eq!(
+            from(Some(u64::MAX), None, None),
+            Err(ClockError::TooLong {
+                option: "--movetime",
+                ms: u64::MAX
+            })
+        );
+    }
+
+    #[test]
+    fn longest_clocks_do_not_overflow() {
+        let tc = TimeControl::Clock {
+            base: MAX_TIME,
+            increment: MAX_TIME,
+        };
+        let mut clock = GameClock::new(tc, MAX_TIME, MAX_TIME);
+        for _ in 0..81 {
+            clock.charge(Player::X, Duration::ZERO).unwrap();
+        }
+        assert_eq!(clock.left(Player::X), MAX_TIME * 82);
+        assert_eq!(clock.limit(Player::X), MAX_TIME * 83);
+        let movetime = GameClock::new(TimeControl::Movetime(MAX_TIME), MAX_TIME, MAX_TIME);
+        assert_eq!(movetime.limit(Player::O), MAX_TIME * 2);
     }
 
     #[test]

@@ -331,16 +331,19 @@ impl Engine {
         abort: &AtomicBool,
         mut wanted: impl FnMut(&str) -> bool,
     ) -> Result<Line, EngineError> {
-        let deadline = Instant::now() + timeout;
+        // A timeout past the clock's range has no deadline.
+        let deadline = Instant::now().checked_add(timeout);
         loop {
             if abort.load(Ordering::Relaxed) {
                 return Err(EngineError::Aborted);
             }
             let now = Instant::now();
-            if now >= deadline {
-                return Err(EngineError::Timeout(timeout));
-            }
-            match self.lines.recv_timeout(POLL.min(deadline - now)) {
+            let left = match deadline {
+                Some(deadline) if now >= deadline => return Err(EngineError::Timeout(timeout)),
+                Some(deadline) => deadline - now,
+                None => POLL,
+            };
+            match self.lines.recv_timeout(POLL.min(left)) {
                 Ok((at, line)) => {
                     if wanted(&line) {
                         return Ok((at, line));

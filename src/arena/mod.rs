@@ -155,6 +155,8 @@ Time controls (give exactly one):
                   took longer than its clock + --timemargin.
   An illegal or unreadable move, a timeout, or an engine that exits loses the
   game; the engine is restarted for the next game and the match goes on.
+  Every time (--movetime, --tc, --timemargin, --move-timeout,
+  --startup-timeout) is at most a day: 86400000 ms, or 86400 s in --tc.
 
 Openings:
   Each opening is played twice with colours swapped (a pair), so --games must
@@ -315,9 +317,9 @@ impl Plan {
         }
         let settings = GameSettings {
             control,
-            margin: Duration::from_millis(args.timemargin),
-            move_timeout: Duration::from_millis(args.move_timeout),
-            startup_timeout: Duration::from_millis(args.startup_timeout),
+            margin: clock::millis("--timemargin", args.timemargin)?,
+            move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
+            startup_timeout: clock::millis("--startup-timeout", args.startup_timeout)?,
         };
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
             (Some(path), _) => {
@@ -792,6 +794,22 @@ mod tests {
             "--concurrency must be between",
         );
         check(&["--tc", "x"], "--tc x");
+        check(
+            &["--movetime", "86400001"],
+            "--movetime 86400001 is too long",
+        );
+        check(
+            &["--nodes", "5", "--timemargin", "86400001"],
+            "--timemargin 86400001 is too long",
+        );
+        check(
+            &["--nodes", "5", "--move-timeout", "86400001"],
+            "--move-timeout 86400001 is too long",
+        );
+        check(
+            &["--nodes", "5", "--startup-timeout", "86400001"],
+            "--startup-timeout 86400001 is too long",
+        );
         check(
             &["--nodes", "5", "--openings", "/nonexistent/book"],
             "cannot read /nonexistent/book",
