@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod match_cmd;
 pub mod play;
 
 use crate::game::Player;
@@ -75,7 +76,7 @@ enum Command {
     ///
     /// Referees every move with Ultimo's rules and reports the first
     /// engine's score, Elo, LOS and an optional SPRT.
-    Match(crate::arena::MatchArgs),
+    Match(match_cmd::MatchArgs),
     /// Search a fixed set of positions and report the speed
     ///
     /// Each of the compiled-in positions (opening, middle game, free-choice
@@ -242,7 +243,7 @@ pub fn main() -> ExitCode {
             };
             play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
         }),
-        Some(Command::Match(args)) => crate::arena::run(&args).map_err(|e| e.to_string()),
+        Some(Command::Match(args)) => match_cmd::run(args).map_err(|e| e.to_string()),
         Some(Command::Bench { threads }) => {
             let mut out = io::stdout().lock();
             bench::run(threads as usize, &mut out).map(|_| ())
