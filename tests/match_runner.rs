@@ -439,3 +439,32 @@ fn huge_nodes_are_bounded_by_the_move_timeout() {
     );
     assert_eq!(field(&out, "end"), "all 2 games played");
 }
+
+#[test]
+fn engine_specs_split_like_a_shell() {
+    // The engine's script in a folder with a space in its name, reached
+    // once through double quotes and once through a backslash escape.
+    let dir = std::env::temp_dir().join(format!("ultimo match {}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("broken engine.sh");
+    std::fs::copy("tests/engines/broken.sh", &script).expect("copy the engine");
+    let path = script.to_str().expect("a UTF-8 temporary path");
+    let quoted = format!(r#"cmd=sh "arg={path}" arg=illegal name=quoted"#);
+    let escaped = format!(
+        r"cmd=sh arg={} arg=exit name=escaped # no name=x here",
+        path.replace(' ', r"\ ")
+    );
+    let out = success(&ultimo_match(&[
+        "--engine", &quoted, "--engine", &escaped, "--nodes", "1", "--games", "2",
+    ]));
+    assert_eq!(field(&out, "games"), "2: W 2 D 0 L 0", "{out}");
+    assert_eq!(field(&out, "faults"), "quoted none, escaped 2 (2 crash)");
+    let err = failure(&ultimo_match(&[
+        "--engine", "cmd='sh", "--engine", &escaped, "--nodes", "1",
+    ]));
+    assert!(
+        err.contains("error: --engine 'cmd='sh': a quote is not closed"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the temp dir");
+}

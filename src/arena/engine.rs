@@ -94,8 +94,8 @@ impl EngineSpec {
 /// What is wrong with an `--engine` value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SpecProblem {
-    /// A quote is not closed.
-    #[error("a double quote is not closed")]
+    /// A quote that is not closed, or a backslash at the very end.
+    #[error("a quote is not closed, or a backslash ends the text")]
     Unbalanced,
     /// A word without `=`.
     #[error("'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME)")]
@@ -136,39 +136,14 @@ pub enum EngineSpecError {
     SameName(String),
 }
 
-/// Splits `text` into words at whitespace, except inside double quotes,
-/// which are removed: `cmd="/my engines/ultimo" name=a` gives
-/// `cmd=/my engines/ultimo` and `name=a`. There are no escapes.
+/// Splits `text` into words as a POSIX shell does (with [`shlex`]): at
+/// whitespace, except inside double or single quotes, which are removed,
+/// and a backslash escapes the next character: `cmd="/my engines/ultimo"`,
+/// `'cmd=/my engines/ultimo'` and `cmd=/my\ engines/ultimo` are all one word,
+/// `cmd=/my engines/ultimo`. A word starting with `#` starts a comment to
+/// the end of the line.
 pub fn split_words(text: &str) -> Result<Vec<String>, SpecProblem> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quoted = false;
-    for c in text.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                in_word = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quoted {
-        return Err(SpecProblem::Unbalanced);
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+    shlex::split(text).ok_or(SpecProblem::Unbalanced)
 }
 
 /// The file name of `program`, without its directory, as an engine name
@@ -452,16 +427,32 @@ mod tests {
         assert!(!spec.named);
         let spec = EngineSpec::parse(r#"cmd="/my engines/my ultimo""#).unwrap();
         assert_eq!(spec.name, "my_ultimo");
+        let spec = EngineSpec::parse(r#"cmd=/my\ engines/ultimo 'option.Book File=a b.txt'"#);
+        let spec = spec.unwrap();
+        assert_eq!(spec.program, "/my engines/ultimo");
+        assert_eq!(spec.options, [("Book File".into(), "a b.txt".into())]);
     }
 
     #[test]
-    fn splits_words_with_quotes() {
+    fn splits_words_like_a_shell() {
         let words = |t| split_words(t).unwrap();
         assert_eq!(words("  a=1\tb=2 "), ["a=1", "b=2"]);
         assert_eq!(words(r#"cmd="x y" z"#), ["cmd=x y", "z"]);
         assert_eq!(words(r#"a="" b"#), ["a=", "b"]);
         assert_eq!(words(""), Vec::<String>::new());
-        assert!(split_words(r#"cmd="x"#).is_err());
+        assert_eq!(
+            words(r#"'cmd=/my engines/u' x"#),
+            ["cmd=/my engines/u", "x"]
+        );
+        assert_eq!(words(r#"cmd=/my\ engines/u"#), ["cmd=/my engines/u"]);
+        assert_eq!(
+            words(r#"arg="say \"hi\"" arg='a "b"'"#),
+            [r#"arg=say "hi""#, r#"arg=a "b""#]
+        );
+        assert_eq!(words(r#"arg=\#1 # a comment"#), ["arg=#1"]);
+        assert_eq!(split_words(r#"cmd="x"#), Err(SpecProblem::Unbalanced));
+        assert_eq!(split_words("cmd='x"), Err(SpecProblem::Unbalanced));
+        assert_eq!(split_words("cmd=x\\"), Err(SpecProblem::Unbalanced));
     }
 
     #[test]
@@ -477,7 +468,8 @@ mod tests {
             ("cmd=", "'cmd=' has no value"),
             ("cmd=a proto=xboard", "proto must be ugi or uci"),
             ("cmd=a option.=1", "unknown key 'option.'"),
-            ("cmd=\"a", "a double quote is not closed"),
+            ("cmd=\"a", "a quote is not closed"),
+            ("cmd=a\\", "a backslash ends the text"),
             ("cmd=a threads=1", "unknown key 'threads'"),
         ];
         for (text, expected) in cases {

@@ -9,8 +9,11 @@ use crate::arena::{self, ArenaError, Job, MatchConfig};
 /// record format and Ctrl-C.
 const MATCH_HELP: &str = "\
 Engines:
-  --engine takes one string of key=value words separated by whitespace; put
-  a value with spaces in double quotes (cmd=\"/my engines/ultimo\"):
+  --engine takes one string of key=value words, split as a POSIX shell
+  splits words: put a value with spaces in double or single quotes, or
+  escape a character with a backslash (cmd=\"/my engines/ultimo\" or
+  cmd=/my\\ engines/ultimo; write Windows paths in single quotes). A word
+  starting with # begins a comment to the end of the string.
     cmd=PROGRAM          the program to run (required)
     arg=ARG              one argument for it (repeat for more, in order)
     name=NAME            its name in the output and record (default: the
