@@ -468,3 +468,118 @@ fn engine_specs_split_like_a_shell() {
     );
     std::fs::remove_dir_all(&dir).expect("remove the temp dir");
 }
+
+/// Starts `ultimo match` with `args`, waits for its first progress line,
+/// sends it `interrupts` SIGINTs (Ctrl-C) a moment apart, and returns its
+/// output once it has ended (within [`HANG`]).
+fn interrupted_match(args: &[&str], interrupts: usize) -> Output {
+    let mut child = Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let stdout = thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    // Read standard error up to the "match:" line: Ctrl-C is caught by then.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut progress = Vec::new();
+    let mut byte = [0];
+    while !String::from_utf8_lossy(&progress).contains("match: ") {
+        match stderr.read(&mut byte) {
+            Ok(1) => progress.push(byte[0]),
+            _ => panic!("no progress: {}", String::from_utf8_lossy(&progress)),
+        }
+    }
+    let stderr = thread::spawn(move || {
+        let _ = stderr.read_to_end(&mut progress);
+        progress
+    });
+    thread::sleep(Duration::from_millis(300));
+    for _ in 0..interrupts {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+        thread::sleep(Duration::from_millis(300));
+    }
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status;
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo match {args:?} still ran {HANG:?} after Ctrl-C");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
+}
+
+/// A match between two engines that never answer `go`, whose games end
+/// after `move_timeout` milliseconds.
+fn silent_match(move_timeout: &str) -> Vec<String> {
+    let other = "cmd=sh arg=tests/engines/broken.sh arg=silent name=other";
+    [
+        "--engine",
+        &broken("silent"),
+        "--engine",
+        other,
+        "--nodes",
+        "1",
+        "--games",
+        "100",
+        "--move-timeout",
+        move_timeout,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn first_ctrl_c_lets_the_running_game_finish() {
+    let args = silent_match("2000");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = interrupted_match(&args, 1);
+    let out = success(&output);
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(progress.contains("Ctrl-C: no new games"), "{progress}");
+    assert_eq!(field(&out, "end"), "stopped by Ctrl-C", "{out}");
+    // The game running at the Ctrl-C is counted (if one had started).
+    let games = field(&out, "games");
+    assert!(
+        games.starts_with("1: ") || games.starts_with("0: "),
+        "{out}"
+    );
+}
+
+#[test]
+fn second_ctrl_c_aborts_the_running_game() {
+    // A game would take 100 s: only aborting it ends the match in time.
+    let args = silent_match("100000");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = interrupted_match(&args, 2);
+    let out = success(&output);
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(progress.contains("Ctrl-C: aborting"), "{progress}");
+    assert_eq!(
+        field(&out, "end"),
+        "stopped by Ctrl-C, running games aborted",
+        "{out}"
+    );
+    assert!(field(&out, "games").starts_with("0: "), "{out}");
+}
