@@ -604,7 +604,7 @@ fn run_match(plan: &Plan) -> Result<(), ArenaError> {
         Some(path) => Some(RecordFile::create(path, plan)?),
         None => None,
     };
-    signal::install();
+    let signals = signal::install();
     let mut referee = Referee {
         plan,
         flags: &flags,
@@ -616,6 +616,11 @@ fn run_match(plan: &Plan) -> Result<(), ArenaError> {
         seen_interrupts: 0,
     };
     referee.progress.line(&plan.describe());
+    if let Err(e) = signals {
+        referee.progress.line(&format!(
+            "warning: cannot catch Ctrl-C ({e}): it ends the match at once"
+        ));
+    }
 
     let next_game = AtomicU64::new(0);
     let (sender, results) = mpsc::channel();
