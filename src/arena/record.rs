@@ -23,7 +23,7 @@
 //!   slow, or silent), `crash` (exited, or could not be started).
 //! - `reason TEXT`: the same in words.
 
-use std::collections::HashMap;
+use fxhash::FxHashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -488,8 +488,8 @@ impl Record {
     pub fn parse(text: &str, file: &str) -> Result<Record, RecordError> {
         let mut engines: Option<[String; 2]> = None;
         let mut games: Vec<GameRecord> = Vec::new();
-        let mut seen_games: HashMap<u64, usize> = HashMap::new();
-        let mut pairs: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut seen_games: FxHashMap<u64, usize> = FxHashMap::default();
+        let mut pairs: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for (i, line) in text.lines().enumerate() {
             let at = |problem: RecordLineError| RecordError::Line {
                 file: file.to_string(),
@@ -547,7 +547,7 @@ fn check_against(
     game: &GameRecord,
     engines: &[String; 2],
     partners: &[&GameRecord],
-    seen_games: &HashMap<u64, usize>,
+    seen_games: &FxHashMap<u64, usize>,
 ) -> Result<(), RecordLineError> {
     let n = game.game;
     if let Some(&first_line) = seen_games.get(&n) {

@@ -1,7 +1,7 @@
 //! The running score of a match and its summary: win/draw/loss counts of the
 //! first engine, game pairs, faults, Elo, LOS and the SPRT.
 
-use std::collections::HashMap;
+use fxhash::FxHashMap;
 use std::fmt::Write as _;
 
 use crate::arena::record::{GameRecord, Termination};
@@ -101,7 +101,7 @@ pub struct Tally {
     /// The finished pairs.
     pub penta: Pentanomial,
     /// The first engine's result in each pair with one game finished so far.
-    unpaired: HashMap<u64, Verdict>,
+    unpaired: FxHashMap<u64, Verdict>,
     /// Games lost by a fault, per engine and kind (index 1-3 of
     /// [`Termination::ALL`]).
     faults: [[u64; 4]; 2],
@@ -114,7 +114,7 @@ impl Tally {
             engines,
             wdl: Wdl::default(),
             penta: Pentanomial::default(),
-            unpaired: HashMap::new(),
+            unpaired: FxHashMap::default(),
             faults: [[0; 4]; 2],
         }
     }
