@@ -577,7 +577,9 @@ mod tests {
         // A UCI engine that ignores `ugi`: the fallback finds it.
         let uci = "while read -r c rest; do case $c in uci) echo uciok;; \
             isready) echo readyok;; esac; done";
-        let short = Duration::from_millis(200);
+        // `ugi` must time out first; the same limit then holds for `uciok`
+        // and `readyok`, which a loaded machine may delay.
+        let short = Duration::from_secs(1);
         let engine = Engine::start(&spec(uci), short, &abort).unwrap();
         assert_eq!(engine.dialect, Dialect::Uci);
         // An engine that refuses an option.
