@@ -9,6 +9,11 @@
 //! - [`record`]: the record file, written and read back (`--replay`).
 //! - [`tally`]: the running score and the summary.
 //!
+//! [`run`] takes a [`Job`]: a match ([`MatchConfig`], the settings as given,
+//! checked here before anything starts) or a replay. The command line that
+//! makes one is `crate::cli::match_cmd`. Errors are [`ArenaError`], which
+//! wraps each module's own error type.
+//!
 //! Each opening is played by a pair of games with colours swapped: in the
 //! first game of pair `p` (game `2p - 1`) the first engine plays `x`, in the
 //! second `o`. The games run on `--concurrency` threads, each with its own
