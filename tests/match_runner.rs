@@ -4,8 +4,11 @@
 //! bad input.
 #![cfg(unix)]
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
 
@@ -27,6 +30,47 @@ fn ultimo_match(args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("ultimo runs")
+}
+
+/// Runs `ultimo match` with `args` like [`ultimo_match`], but kills it
+/// and fails the test if it has not ended within `limit`: for runs that
+/// could hang.
+fn ultimo_match_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo runs");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo match {args:?} still ran after {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
 }
 
 /// Standard output, after checking that the run succeeded.
@@ -156,8 +200,10 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
             "50",
             "--games",
             "4",
+            // Ultimo answers `go nodes 50` in milliseconds; 2 s holds on a
+            // loaded machine, and `silent` loses each game after it.
             "--move-timeout",
-            "300",
+            "2000",
             "--record",
             record.name(),
         ]));
@@ -185,6 +231,10 @@ fn broken_engines_against_each_other() {
         &exit,
         "--movetime",
         "100",
+        // The script answers at once, but a loaded machine may hold it up
+        // past 100 ms + the default 50 ms margin: it must not lose on time.
+        "--timemargin",
+        "5000",
         "--games",
         "4",
         "--concurrency",
@@ -289,4 +339,250 @@ fn bad_input_gives_clear_errors() {
         err.contains(&format!("error: {record_name}:2: expected 9 fields")),
         "{err}"
     );
+}
+
+/// Long enough for a run that should end at once, even on a loaded machine;
+/// a run still going after it is taken to hang.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Runs a match with the time settings `extra` against engines that never
+/// answer `go` (or with `mute`, nothing at all), which would wait for them
+/// as long as the settings say, and checks that it is refused at once with
+/// `expected`.
+fn refuses_huge_time(mode: &str, extra: &[&str], expected: &str) {
+    let first = broken(mode);
+    let second = format!("cmd=sh arg=tests/engines/broken.sh arg={mode} name={mode}-2");
+    let mut args = vec!["--engine", &first, "--engine", &second, "--games", "2"];
+    args.extend_from_slice(extra);
+    let err = failure(&ultimo_match_within(&args, HANG));
+    assert!(err.contains(&format!("error: {expected}")), "{err}");
+}
+
+#[test]
+fn huge_movetime_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "18446744073709551615"],
+        "--movetime 18446744073709551615 is too long: the most is 86400000 ms (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "86400001"],
+        "--movetime 86400001 is too long",
+    );
+}
+
+#[test]
+fn huge_timemargin_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--movetime", "10", "--timemargin", "18446744073709551615"],
+        "--timemargin 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn huge_move_timeout_is_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--nodes", "10", "--move-timeout", "18446744073709551615"],
+        "--move-timeout 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn huge_startup_timeout_is_refused() {
+    refuses_huge_time(
+        "mute",
+        &["--nodes", "10", "--startup-timeout", "18446744073709551615"],
+        "--startup-timeout 18446744073709551615 is too long",
+    );
+}
+
+#[test]
+fn clocks_longer_than_a_day_are_refused() {
+    refuses_huge_time(
+        "silent",
+        &["--tc", "1000000"],
+        "--tc 1000000: the base time must be between 0 and 86400 seconds (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--tc", "60+86401"],
+        "--tc 60+86401: the increment must be between 0 and 86400 seconds (a day)",
+    );
+    refuses_huge_time(
+        "silent",
+        &["--tc", "18446744073709551615"],
+        "--tc 18446744073709551615: the base time must be between 0 and 86400",
+    );
+}
+
+#[test]
+fn huge_nodes_are_bounded_by_the_move_timeout() {
+    // --nodes is not a time: any count is passed on, and an engine that
+    // does not answer in time loses once --move-timeout has passed.
+    let (base, silent) = (ultimo("base"), broken("silent"));
+    let out = success(&ultimo_match_within(
+        &[
+            "--engine",
+            &base,
+            "--engine",
+            &silent,
+            "--nodes",
+            "18446744073709551615",
+            "--move-timeout",
+            "300",
+            "--games",
+            "2",
+        ],
+        HANG,
+    ));
+    assert!(field(&out, "games").starts_with("2: "), "{out}");
+    assert!(field(&out, "faults").contains("timeout"), "{out}");
+    assert_eq!(field(&out, "end"), "all 2 games played");
+}
+
+#[test]
+fn engine_specs_split_like_a_shell() {
+    // The engine's script in a folder with a space in its name, reached
+    // once through double quotes and once through a backslash escape.
+    let dir = std::env::temp_dir().join(format!("ultimo match {}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("broken engine.sh");
+    std::fs::copy("tests/engines/broken.sh", &script).expect("copy the engine");
+    let path = script.to_str().expect("a UTF-8 temporary path");
+    let quoted = format!(r#"cmd=sh "arg={path}" arg=illegal name=quoted"#);
+    let escaped = format!(
+        r"cmd=sh arg={} arg=exit name=escaped # no name=x here",
+        path.replace(' ', r"\ ")
+    );
+    let out = success(&ultimo_match(&[
+        "--engine", &quoted, "--engine", &escaped, "--nodes", "1", "--games", "2",
+    ]));
+    assert_eq!(field(&out, "games"), "2: W 2 D 0 L 0", "{out}");
+    assert_eq!(field(&out, "faults"), "quoted none, escaped 2 (2 crash)");
+    let err = failure(&ultimo_match(&[
+        "--engine", "cmd='sh", "--engine", &escaped, "--nodes", "1",
+    ]));
+    assert!(
+        err.contains("error: --engine 'cmd='sh': a quote is not closed"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the temp dir");
+}
+
+/// Starts `ultimo match` with `args`, waits for its first progress line,
+/// sends it `interrupts` SIGINTs (Ctrl-C) a moment apart, and returns its
+/// output once it has ended (within [`HANG`]).
+fn interrupted_match(args: &[&str], interrupts: usize) -> Output {
+    let mut child = Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let stdout = thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    // Read standard error up to the "match:" line: Ctrl-C is caught by then.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut progress = Vec::new();
+    let mut byte = [0];
+    while !String::from_utf8_lossy(&progress).contains("match: ") {
+        match stderr.read(&mut byte) {
+            Ok(1) => progress.push(byte[0]),
+            _ => panic!("no progress: {}", String::from_utf8_lossy(&progress)),
+        }
+    }
+    let stderr = thread::spawn(move || {
+        let _ = stderr.read_to_end(&mut progress);
+        progress
+    });
+    thread::sleep(Duration::from_millis(300));
+    for _ in 0..interrupts {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+        thread::sleep(Duration::from_millis(300));
+    }
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status;
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo match {args:?} still ran {HANG:?} after Ctrl-C");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
+}
+
+/// A match between two engines that never answer `go`, whose games end
+/// after `move_timeout` milliseconds.
+fn silent_match(move_timeout: &str) -> Vec<String> {
+    let other = "cmd=sh arg=tests/engines/broken.sh arg=silent name=other";
+    [
+        "--engine",
+        &broken("silent"),
+        "--engine",
+        other,
+        "--nodes",
+        "1",
+        "--games",
+        "100",
+        "--move-timeout",
+        move_timeout,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn first_ctrl_c_lets_the_running_game_finish() {
+    let args = silent_match("2000");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = interrupted_match(&args, 1);
+    let out = success(&output);
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(progress.contains("Ctrl-C: no new games"), "{progress}");
+    assert_eq!(field(&out, "end"), "stopped by Ctrl-C", "{out}");
+    // The game running at the Ctrl-C is counted (if one had started).
+    let games = field(&out, "games");
+    assert!(
+        games.starts_with("1: ") || games.starts_with("0: "),
+        "{out}"
+    );
+}
+
+#[test]
+fn second_ctrl_c_aborts_the_running_game() {
+    // A game would take 100 s: only aborting it ends the match in time.
+    let args = silent_match("100000");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = interrupted_match(&args, 2);
+    let out = success(&output);
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(progress.contains("Ctrl-C: aborting"), "{progress}");
+    assert_eq!(
+        field(&out, "end"),
+        "stopped by Ctrl-C, running games aborted",
+        "{out}"
+    );
+    assert!(field(&out, "games").starts_with("0: "), "{out}");
 }

@@ -1,6 +1,7 @@
 //! Time controls and the referee's clocks: what `go` command to send, how
 //! long a move may take, and who lost on time.
 
+use crate::arena::shorten;
 use crate::game::Player;
 use std::fmt;
 use std::time::Duration;
@@ -22,29 +23,110 @@ pub enum TimeControl {
     },
 }
 
+/// The longest any time setting may be: one day. Longer settings are
+/// refused, so that no wait is endless and no sum of times overflows.
+pub const MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Why a time setting is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    /// None or more than one of `--movetime`, `--nodes` and `--tc`.
+    #[error("give one time control: --movetime, --nodes or --tc")]
+    NotOne,
+    /// `--movetime 0` or `--nodes 0`.
+    #[error("{option} must be at least 1")]
+    Zero {
+        /// The option, e.g. `--movetime`.
+        option: &'static str,
+    },
+    /// A time in milliseconds above [`MAX_TIME`].
+    #[error("{option} {ms} is too long: the most is {} ms (a day)", MAX_TIME.as_millis())]
+    TooLong {
+        /// The option, e.g. `--timemargin`.
+        option: &'static str,
+        /// The milliseconds given.
+        ms: u64,
+    },
+    /// A part of `--tc` that is not a number.
+    #[error("--tc {tc}: the {part} '{value}' is not a number of seconds")]
+    NotSeconds {
+        /// The `--tc` value, shortened.
+        tc: String,
+        /// `base time` or `increment`.
+        part: &'static str,
+        /// The part, shortened.
+        value: String,
+    },
+    /// A part of `--tc` below zero or above [`MAX_TIME`].
+    #[error("--tc {tc}: the {part} must be between 0 and {} seconds (a day)", MAX_TIME.as_secs())]
+    OutOfRange {
+        /// The `--tc` value, shortened.
+        tc: String,
+        /// `base time` or `increment`.
+        part: &'static str,
+    },
+    /// A base time of zero.
+    #[error("--tc {tc}: the base time must be positive")]
+    ZeroBase {
+        /// The `--tc` value, shortened.
+        tc: String,
+    },
+}
+
+/// A time setting given in milliseconds as `option`: refused above
+/// [`MAX_TIME`].
+pub fn millis(option: &'static str, ms: u64) -> Result<Duration, ClockError> {
+    let time = Duration::from_millis(ms);
+    if time > MAX_TIME {
+        return Err(ClockError::TooLong { option, ms });
+    }
+    Ok(time)
+}
+
 impl TimeControl {
+    /// The time control of exactly one of `--movetime MS`, `--nodes N` and
+    /// `--tc BASE+INC`; a move time is at most [`MAX_TIME`].
+    pub fn from_options(
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+        tc: Option<&str>,
+    ) -> Result<TimeControl, ClockError> {
+        match (movetime, nodes, tc) {
+            (Some(0), _, _) => Err(ClockError::Zero {
+                option: "--movetime",
+            }),
+            (_, Some(0), _) => Err(ClockError::Zero { option: "--nodes" }),
+            (Some(ms), None, None) => Ok(TimeControl::Movetime(millis("--movetime", ms)?)),
+            (None, Some(n), None) => Ok(TimeControl::Nodes(n)),
+            (None, None, Some(tc)) => TimeControl::parse_clock(tc),
+            _ => Err(ClockError::NotOne),
+        }
+    }
+
     /// Reads a clock time control `BASE+INC` or `BASE` in seconds, e.g.
-    /// `10+0.1`, `1+0.01` or `60`.
-    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
+    /// `10+0.1`, `1+0.01` or `60`; each part at most [`MAX_TIME`].
+    pub fn parse_clock(text: &str) -> Result<TimeControl, ClockError> {
         let (base, increment) = match text.split_once('+') {
             Some((base, inc)) => (base, inc),
             None => (text, "0"),
         };
-        let seconds = |part: &str, what: &str| -> Result<Duration, String> {
-            let value: f64 = part.trim().parse().map_err(|_| {
-                format!("--tc {text}: the {what} '{part}' is not a number of seconds")
+        let tc = || shorten(text);
+        let seconds = |value: &str, part: &'static str| -> Result<Duration, ClockError> {
+            let seconds: f64 = value.trim().parse().map_err(|_| ClockError::NotSeconds {
+                tc: tc(),
+                part,
+                value: shorten(value),
             })?;
-            if !value.is_finite() || !(0.0..=1e6).contains(&value) {
-                return Err(format!(
-                    "--tc {text}: the {what} must be between 0 and 1000000 seconds"
-                ));
+            if !(0.0..=MAX_TIME.as_secs_f64()).contains(&seconds) {
+                return Err(ClockError::OutOfRange { tc: tc(), part });
             }
-            Ok(Duration::from_millis((value * 1000.0).round() as u64))
+            // At most a day, so the milliseconds fit.
+            Ok(Duration::from_millis((seconds * 1000.0).round() as u64))
         };
         let base = seconds(base, "base time")?;
         let increment = seconds(increment, "increment")?;
         if base.is_zero() {
-            return Err(format!("--tc {text}: the base time must be positive"));
+            return Err(ClockError::ZeroBase { tc: tc() });
         }
         Ok(TimeControl::Clock { base, increment })
     }
@@ -147,9 +229,9 @@ impl GameClock {
     /// time: the referee waits this long for the answer.
     pub fn limit(&self, side: Player) -> Duration {
         match self.control {
-            TimeControl::Movetime(t) => t + self.margin,
+            TimeControl::Movetime(t) => t.saturating_add(self.margin),
             TimeControl::Nodes(_) => self.move_timeout,
-            TimeControl::Clock { .. } => self.left(side) + self.margin,
+            TimeControl::Clock { .. } => self.left(side).saturating_add(self.margin),
         }
     }
 
@@ -162,7 +244,7 @@ impl GameClock {
         }
         if let TimeControl::Clock { increment, .. } = self.control {
             let left = &mut self.left[side.index()];
-            *left = left.saturating_sub(took) + increment;
+            *left = left.saturating_sub(took).saturating_add(increment);
         }
         Ok(())
     }
@@ -202,9 +284,85 @@ mod tests {
         for bad in [
             "", "+1", "a+1", "1+b", "0+1", "-1+0", "1+-1", "inf", "NaN+1", "1+2+3",
         ] {
-            let err = TimeControl::parse_clock(bad).expect_err(bad);
+            let err = TimeControl::parse_clock(bad).expect_err(bad).to_string();
             assert!(err.starts_with("--tc"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn times_are_at_most_a_day() {
+        assert_eq!(millis("--timemargin", 86_400_000), Ok(MAX_TIME));
+        let err = millis("--timemargin", 86_400_001).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--timemargin 86400001 is too long: the most is 86400000 ms (a day)"
+        );
+        assert!(millis("--move-timeout", u64::MAX).is_err());
+        assert_eq!(
+            TimeControl::parse_clock("86400+86400"),
+            Ok(TimeControl::Clock {
+                base: MAX_TIME,
+                increment: MAX_TIME
+            })
+        );
+        for bad in ["86400.5", "1+86401", "1e300", "18446744073709551615"] {
+            let err = TimeControl::parse_clock(bad).unwrap_err();
+            assert!(matches!(err, ClockError::OutOfRange { .. }), "{bad}: {err}");
+        }
+        assert_eq!(
+            TimeControl::parse_clock("1e9").unwrap_err().to_string(),
+            "--tc 1e9: the base time must be between 0 and 86400 seconds (a day)"
+        );
+        let long = "9".repeat(100);
+        let err = TimeControl::parse_clock(&format!("x{long}")).unwrap_err();
+        assert!(err.to_string().len() < 150, "{err}");
+    }
+
+    #[test]
+    fn one_time_control_from_the_options() {
+        let from = TimeControl::from_options;
+        assert_eq!(
+            from(Some(100), None, None),
+            Ok(TimeControl::Movetime(ms(100)))
+        );
+        assert_eq!(
+            from(None, Some(u64::MAX), None),
+            Ok(TimeControl::Nodes(u64::MAX))
+        );
+        assert_eq!(from(None, None, Some("60")), TimeControl::parse_clock("60"));
+        assert_eq!(from(None, None, None), Err(ClockError::NotOne));
+        assert_eq!(from(Some(5), Some(5), None), Err(ClockError::NotOne));
+        assert_eq!(
+            from(Some(0), None, None).unwrap_err().to_string(),
+            "--movetime must be at least 1"
+        );
+        assert_eq!(
+            from(None, Some(0), None).unwrap_err().to_string(),
+            "--nodes must be at least 1"
+        );
+        assert_eq!(
+            from(Some(u64::MAX), None, None),
+            Err(ClockError::TooLong {
+                option: "--movetime",
+                ms: u64::MAX
+            })
+        );
+    }
+
+    #[test]
+    fn longest_clocks_do_not_overflow() {
+        let tc = TimeControl::Clock {
+            base: MAX_TIME,
+            increment: MAX_TIME,
+        };
+        let mut clock = GameClock::new(tc, MAX_TIME, MAX_TIME);
+        for _ in 0..81 {
+            clock.charge(Player::X, Duration::ZERO).unwrap();
+        }
+        assert_eq!(clock.left(Player::X), MAX_TIME * 82);
+        assert_eq!(clock.limit(Player::X), MAX_TIME * 83);
+        let movetime = GameClock::new(TimeControl::Movetime(MAX_TIME), MAX_TIME, MAX_TIME);
+        assert_eq!(movetime.limit(Player::O), MAX_TIME * 2);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::arena::clock::Dialect;
+use crate::arena::shorten;
 
 /// How to start an engine and set it up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,52 +35,49 @@ impl EngineSpec {
     /// `arg=ARG` (repeatable), `name=NAME`, `proto=ugi|uci`,
     /// `option.NAME=VALUE` (repeatable). The name defaults to the program's
     /// file name.
-    pub fn parse(text: &str) -> Result<EngineSpec, String> {
+    pub fn parse(text: &str) -> Result<EngineSpec, EngineSpecError> {
+        let bad = |problem| EngineSpecError::Bad {
+            spec: shorten(text),
+            problem,
+        };
         let mut program = None;
         let mut name = None;
         let mut args = Vec::new();
         let mut options = Vec::new();
         let mut dialect = None;
-        let bad = |why: &str| format!("--engine '{text}': {why}");
-        for word in split_words(text).map_err(|e| bad(&e))? {
+        for word in split_words(text).map_err(bad)? {
             let word = word.as_str();
             let Some((key, value)) = word.split_once('=') else {
-                return Err(bad(&format!(
-                    "'{word}' is not key=value (keys: cmd, arg, name, proto, option.NAME)"
-                )));
+                return Err(bad(SpecProblem::NotKeyValue(shorten(word))));
             };
             if value.is_empty() {
-                return Err(bad(&format!("'{word}' has no value")));
+                return Err(bad(SpecProblem::NoValue(shorten(word))));
             }
             match key {
-                "cmd" if program.is_some() => return Err(bad("cmd= is given twice")),
+                "cmd" if program.is_some() => return Err(bad(SpecProblem::Twice("cmd"))),
                 "cmd" => program = Some(value.to_string()),
                 "arg" => args.push(value.to_string()),
-                "name" if name.is_some() => return Err(bad("name= is given twice")),
+                "name" if name.is_some() => return Err(bad(SpecProblem::Twice("name"))),
                 "name" if value.contains(|c: char| c == ';' || c.is_whitespace()) => {
-                    return Err(bad("a name cannot contain ';' or spaces"));
+                    return Err(bad(SpecProblem::BadName));
                 }
                 "name" => name = Some(value.to_string()),
                 "proto" => {
                     dialect = Some(match value {
                         "ugi" => Dialect::Ugi,
                         "uci" => Dialect::Uci,
-                        _ => return Err(bad(&format!("proto must be ugi or uci, got '{value}'"))),
+                        _ => return Err(bad(SpecProblem::BadProto(shorten(value)))),
                     })
                 }
                 _ => match key.strip_prefix("option.") {
                     Some(option) if !option.is_empty() => {
                         options.push((option.to_string(), value.to_string()))
                     }
-                    _ => {
-                        return Err(bad(&format!(
-                            "unknown key '{key}' (keys: cmd, arg, name, proto, option.NAME)"
-                        )));
-                    }
+                    _ => return Err(bad(SpecProblem::UnknownKey(shorten(key)))),
                 },
             }
         }
-        let program = program.ok_or_else(|| bad("cmd= is missing"))?;
+        let program = program.ok_or_else(|| bad(SpecProblem::NoCommand))?;
         let named = name.is_some();
         let name = name.unwrap_or_else(|| default_name(&program));
         Ok(EngineSpec {
@@ -93,39 +91,59 @@ impl EngineSpec {
     }
 }
 
-/// Splits `text` into words at whitespace, except inside double quotes,
-/// which are removed: `cmd="/my engines/ultimo" name=a` gives
-/// `cmd=/my engines/ultimo` and `name=a`. There are no escapes.
-pub fn split_words(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quoted = false;
-    for c in text.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                in_word = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quoted {
-        return Err("a double quote is not closed".to_string());
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+/// What is wrong with an `--engine` value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecProblem {
+    /// A quote that is not closed, or a backslash at the very end.
+    #[error("a quote is not closed, or a backslash ends the text")]
+    Unbalanced,
+    /// A word without `=`.
+    #[error("'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME)")]
+    NotKeyValue(String),
+    /// A word with nothing after `=`.
+    #[error("'{0}' has no value")]
+    NoValue(String),
+    /// A key that may be given once was given again.
+    #[error("{0}= is given twice")]
+    Twice(&'static str),
+    /// A name that would break the record's fields.
+    #[error("a name cannot contain ';' or spaces")]
+    BadName,
+    /// A `proto=` other than `ugi` or `uci`.
+    #[error("proto must be ugi or uci, got '{0}'")]
+    BadProto(String),
+    /// A key the runner does not know.
+    #[error("unknown key '{0}' (keys: cmd, arg, name, proto, option.NAME)")]
+    UnknownKey(String),
+    /// No `cmd=`.
+    #[error("cmd= is missing")]
+    NoCommand,
+}
+
+/// Why the engines given on the command line cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineSpecError {
+    /// An `--engine` value that does not parse (`spec` is shortened).
+    #[error("--engine '{spec}': {problem}")]
+    Bad {
+        /// The value, shortened.
+        spec: String,
+        /// What is wrong with it.
+        problem: SpecProblem,
+    },
+    /// Both engines were given the same `name=`.
+    #[error("both engines are called '{0}': give them different name= values")]
+    SameName(String),
+}
+
+/// Splits `text` into words as a POSIX shell does (with [`shlex`]): at
+/// whitespace, except inside double or single quotes, which are removed,
+/// and a backslash escapes the next character: `cmd="/my engines/ultimo"`,
+/// `'cmd=/my engines/ultimo'` and `cmd=/my\ engines/ultimo` are all one word,
+/// `cmd=/my engines/ultimo`. A word starting with `#` starts a comment to
+/// the end of the line.
+pub fn split_words(text: &str) -> Result<Vec<String>, SpecProblem> {
+    shlex::split(text).ok_or(SpecProblem::Unbalanced)
 }
 
 /// The file name of `program`, without its directory, as an engine name
@@ -139,15 +157,12 @@ fn default_name(program: &str) -> String {
 /// Gives two engines different names: `-1` and `-2` are appended to equal
 /// names taken from the programs; equal names given with `name=` are an
 /// error.
-pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), String> {
+pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), EngineSpecError> {
     if specs[0].name != specs[1].name {
         return Ok(());
     }
     if specs[0].named && specs[1].named {
-        return Err(format!(
-            "both engines are called '{}': give them different name= values",
-            specs[0].name
-        ));
+        return Err(EngineSpecError::SameName(specs[0].name.clone()));
     }
     for (i, spec) in specs.iter_mut().enumerate() {
         if !spec.named {
@@ -158,25 +173,18 @@ pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), String> {
 }
 
 /// Why talking to an engine failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     /// The process could not be started, or its pipe broke, or it ended its
-    /// output (exited or crashed).
+    /// output (exited or crashed); the words say which.
+    #[error("{0}")]
     Crashed(String),
     /// No expected answer within the time allowed.
+    #[error("no answer within {} ms", .0.as_millis())]
     Timeout(Duration),
     /// The match is being stopped.
+    #[error("the match was stopped")]
     Aborted,
-}
-
-impl std::fmt::Display for EngineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EngineError::Crashed(why) => write!(f, "{why}"),
-            EngineError::Timeout(t) => write!(f, "no answer within {} ms", t.as_millis()),
-            EngineError::Aborted => write!(f, "the match was stopped"),
-        }
-    }
 }
 
 /// A line of the engine's output and when it arrived.
@@ -298,16 +306,19 @@ impl Engine {
         abort: &AtomicBool,
         mut wanted: impl FnMut(&str) -> bool,
     ) -> Result<Line, EngineError> {
-        let deadline = Instant::now() + timeout;
+        // A timeout past the clock's range has no deadline.
+        let deadline = Instant::now().checked_add(timeout);
         loop {
             if abort.load(Ordering::Relaxed) {
                 return Err(EngineError::Aborted);
             }
             let now = Instant::now();
-            if now >= deadline {
-                return Err(EngineError::Timeout(timeout));
-            }
-            match self.lines.recv_timeout(POLL.min(deadline - now)) {
+            let left = match deadline {
+                Some(deadline) if now >= deadline => return Err(EngineError::Timeout(timeout)),
+                Some(deadline) => deadline - now,
+                None => POLL,
+            };
+            match self.lines.recv_timeout(POLL.min(left)) {
                 Ok((at, line)) => {
                     if wanted(&line) {
                         return Ok((at, line));
@@ -416,16 +427,32 @@ mod tests {
         assert!(!spec.named);
         let spec = EngineSpec::parse(r#"cmd="/my engines/my ultimo""#).unwrap();
         assert_eq!(spec.name, "my_ultimo");
+        let spec = EngineSpec::parse(r#"cmd=/my\ engines/ultimo 'option.Book File=a b.txt'"#);
+        let spec = spec.unwrap();
+        assert_eq!(spec.program, "/my engines/ultimo");
+        assert_eq!(spec.options, [("Book File".into(), "a b.txt".into())]);
     }
 
     #[test]
-    fn splits_words_with_quotes() {
+    fn splits_words_like_a_shell() {
         let words = |t| split_words(t).unwrap();
         assert_eq!(words("  a=1\tb=2 "), ["a=1", "b=2"]);
         assert_eq!(words(r#"cmd="x y" z"#), ["cmd=x y", "z"]);
         assert_eq!(words(r#"a="" b"#), ["a=", "b"]);
         assert_eq!(words(""), Vec::<String>::new());
-        assert!(split_words(r#"cmd="x"#).is_err());
+        assert_eq!(
+            words(r#"'cmd=/my engines/u' x"#),
+            ["cmd=/my engines/u", "x"]
+        );
+        assert_eq!(words(r#"cmd=/my\ engines/u"#), ["cmd=/my engines/u"]);
+        assert_eq!(
+            words(r#"arg="say \"hi\"" arg='a "b"'"#),
+            [r#"arg=say "hi""#, r#"arg=a "b""#]
+        );
+        assert_eq!(words(r#"arg=\#1 # a comment"#), ["arg=#1"]);
+        assert_eq!(split_words(r#"cmd="x"#), Err(SpecProblem::Unbalanced));
+        assert_eq!(split_words("cmd='x"), Err(SpecProblem::Unbalanced));
+        assert_eq!(split_words("cmd=x\\"), Err(SpecProblem::Unbalanced));
     }
 
     #[test]
@@ -441,13 +468,29 @@ mod tests {
             ("cmd=", "'cmd=' has no value"),
             ("cmd=a proto=xboard", "proto must be ugi or uci"),
             ("cmd=a option.=1", "unknown key 'option.'"),
-            ("cmd=\"a", "a double quote is not closed"),
+            ("cmd=\"a", "a quote is not closed"),
+            ("cmd=a\\", "a backslash ends the text"),
             ("cmd=a threads=1", "unknown key 'threads'"),
         ];
         for (text, expected) in cases {
-            let err = EngineSpec::parse(text).unwrap_err();
+            let err = EngineSpec::parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn long_specs_are_shortened_in_errors() {
+        let long = format!("cmd=a {}", "x".repeat(500));
+        let err = EngineSpec::parse(&long).unwrap_err();
+        let EngineSpecError::Bad { spec, problem } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(spec, &format!("cmd=a {}...", "x".repeat(34)));
+        assert_eq!(
+            problem,
+            &SpecProblem::NotKeyValue(format!("{}...", "x".repeat(40)))
+        );
+        assert!(err.to_string().len() < 200, "{err}");
     }
 
     #[test]
@@ -460,7 +503,12 @@ mod tests {
         distinct_names(&mut specs).unwrap();
         assert_eq!([&specs[0].name, &specs[1].name], ["ultimo", "ultimo-2"]);
         let mut specs = [spec("cmd=a name=u"), spec("cmd=b name=u")];
-        assert!(distinct_names(&mut specs).is_err());
+        let err = distinct_names(&mut specs).unwrap_err();
+        assert_eq!(err, EngineSpecError::SameName("u".into()));
+        assert_eq!(
+            err.to_string(),
+            "both engines are called 'u': give them different name= values"
+        );
     }
 
     #[cfg(unix)]
@@ -529,7 +577,9 @@ mod tests {
         // A UCI engine that ignores `ugi`: the fallback finds it.
         let uci = "while read -r c rest; do case $c in uci) echo uciok;; \
             isready) echo readyok;; esac; done";
-        let short = Duration::from_millis(200);
+        // `ugi` must time out first; the same limit then holds for `uciok`
+        // and `readyok`, which a loaded machine may delay.
+        let short = Duration::from_secs(1);
         let engine = Engine::start(&spec(uci), short, &abort).unwrap();
         assert_eq!(engine.dialect, Dialect::Uci);
         // An engine that refuses an option.

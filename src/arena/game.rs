@@ -10,7 +10,7 @@ use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::openings::Opening;
 use crate::arena::record::{GameRecord, Termination, sanitize};
 use crate::game::Outcome;
-use crate::rules::{Move, Position};
+use crate::rules::{Move, PlayError, Position};
 
 /// The settings every game of a match shares.
 #[derive(Clone, Debug)]
@@ -39,19 +39,39 @@ pub struct GameSetup {
     pub x_engine: usize,
 }
 
-/// The referee's verdict on an engine's `bestmove` line: the move, or why
-/// it loses the game.
-pub fn referee(pos: &mut Position, line: &str) -> Result<Move, String> {
+/// Why an engine's answer to `go` loses the game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RefereeError {
+    /// A line that is not `bestmove MOVE`.
+    #[error("sent '{0}' instead of a move")]
+    NoMove(String),
+    /// A `bestmove` that is not a cell.
+    #[error("sent '{0}', which is not a move")]
+    NotAMove(String),
+    /// A move the rules forbid.
+    #[error("played {mv}, which is illegal: {problem}")]
+    Illegal {
+        /// The move.
+        mv: Move,
+        /// Why it is illegal.
+        problem: PlayError,
+    },
+}
+
+/// The referee's verdict on an engine's `bestmove` line: the move (played
+/// on `pos`), or why it loses the game (`pos` unchanged). The engine's text
+/// in the error is shortened and made safe for the record.
+pub fn referee(pos: &mut Position, line: &str) -> Result<Move, RefereeError> {
     let mut words = line.split_whitespace();
     let text = match (words.next(), words.next()) {
         (Some("bestmove"), Some(text)) => text,
-        _ => return Err(format!("sent '{}' instead of a move", sanitize(line, 40))),
+        _ => return Err(RefereeError::NoMove(sanitize(line, 40))),
     };
     let mv: Move = text
         .parse()
-        .map_err(|_| format!("sent '{}', which is not a move", sanitize(text, 20)))?;
+        .map_err(|_| RefereeError::NotAMove(sanitize(text, 20)))?;
     pos.try_play(mv)
-        .map_err(|e| format!("played {mv}, which is illegal: {e}"))?;
+        .map_err(|problem| RefereeError::Illegal { mv, problem })?;
     Ok(mv)
 }
 
@@ -229,7 +249,7 @@ fn play_moves(
             )
         })?;
         let mv = referee(pos, &line)
-            .map_err(|reason| Halt::fault(index, Termination::Illegal, reason))?;
+            .map_err(|e| Halt::fault(index, Termination::Illegal, e.to_string()))?;
         moves.push(mv);
     }
     Ok(())
@@ -244,25 +264,24 @@ mod tests {
         let mut pos = Position::startpos();
         assert_eq!(referee(&mut pos, "bestmove e5"), Ok("e5".parse().unwrap()));
         assert_eq!(pos.ply(), 1);
+        let mut error = |line| referee(&mut pos, line).unwrap_err().to_string();
         assert_eq!(
-            referee(&mut pos, "bestmove e5 ponder e4"),
-            Err("played e5, which is illegal: the cell is already taken".to_string())
+            error("bestmove e5 ponder e4"),
+            "played e5, which is illegal: the cell is already taken"
         );
         assert_eq!(
-            referee(&mut pos, "bestmove a1"),
-            Err("played a1, which is illegal: the move must be on the centre board".to_string())
+            error("bestmove a1"),
+            "played a1, which is illegal: the move must be on the centre board"
         );
+        assert_eq!(error("bestmove 0000"), "sent '0000', which is not a move");
+        assert_eq!(error("bestmove"), "sent 'bestmove' instead of a move");
+        assert_eq!(error("bestmove e;4"), "sent 'e?4', which is not a move");
         assert_eq!(
-            referee(&mut pos, "bestmove 0000"),
-            Err("sent '0000', which is not a move".to_string())
-        );
-        assert_eq!(
-            referee(&mut pos, "bestmove"),
-            Err("sent 'bestmove' instead of a move".to_string())
-        );
-        assert_eq!(
-            referee(&mut pos, "bestmove e;4"),
-            Err("sent 'e?4', which is not a move".to_string())
+            referee(&mut pos, "bestmove e5"),
+            Err(RefereeError::Illegal {
+                mv: "e5".parse().unwrap(),
+                problem: PlayError::CellTaken
+            })
         );
         assert_eq!(pos.ply(), 1);
         assert_eq!(referee(&mut pos, "bestmove  e4"), Ok("e4".parse().unwrap()));

@@ -9,6 +9,11 @@
 //! - [`record`]: the record file, written and read back (`--replay`).
 //! - [`tally`]: the running score and the summary.
 //!
+//! [`run`] takes a [`Job`]: a match ([`MatchConfig`], the settings as given,
+//! checked here before anything starts) or a replay. The command line that
+//! makes one is `crate::cli::match_cmd`. Errors are [`ArenaError`], which
+//! wraps each module's own error type.
+//!
 //! Each opening is played by a pair of games with colours swapped: in the
 //! first game of pair `p` (game `2p - 1`) the first engine plays `x`, in the
 //! second `o`. The games run on `--concurrency` threads, each with its own
@@ -32,145 +37,206 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use clock::TimeControl;
-use engine::{Engine, EngineSpec};
+use clock::{ClockError, TimeControl};
+use engine::{Engine, EngineError, EngineSpec, EngineSpecError};
 use game::{GameSettings, GameSetup};
-use openings::OpeningBook;
-use record::{GameRecord, Record};
-use tally::{Sprt, Tally};
+use openings::{OpeningBook, OpeningError, OpeningsFileError};
+use record::{GameRecord, Record, RecordError};
+use tally::{Sprt, SprtError, Tally, TallyError};
 
 use crate::arena::stats::SprtDecision;
 
-/// The long help of `ultimo match`: engine syntax, time controls, the
-/// record format and Ctrl-C.
-const MATCH_HELP: &str = "\
-Engines:
-  --engine takes one string of key=value words separated by whitespace; put
-  a value with spaces in double quotes (cmd=\"/my engines/ultimo\"):
-    cmd=PROGRAM          the program to run (required)
-    arg=ARG              one argument for it (repeat for more, in order)
-    name=NAME            its name in the output and record (default: the
-                         program's file name; -1/-2 appended if both are equal)
-    proto=ugi|uci        the handshake to use (default: try `ugi`, and `uci`
-                         if no `ugiok` comes within --startup-timeout)
-    option.NAME=VALUE    sent as `setoption name NAME value VALUE` after the
-                         handshake (repeat for more)
-  The engine's standard error is discarded.
-
-Time controls (give exactly one):
-  --movetime MS   `go movetime MS`; a move may take MS + --timemargin.
-  --nodes N       `go nodes N`; a move may take --move-timeout.
-  --tc BASE+INC   each side has a clock of BASE seconds, INC added after each
-                  of its moves. UGI engines get
-                  `go p1time X p2time O p1inc I p2inc I`, UCI engines
-                  `go wtime X btime O winc I binc I` (milliseconds; p1/w is x).
-                  The runner measures each move and loses a side whose move
-                  took longer than its clock + --timemargin.
-  An illegal or unreadable move, a timeout, or an engine that exits loses the
-  game; the engine is restarted for the next game and the match goes on.
-
-Openings:
-  Each opening is played twice with colours swapped (a pair), so --games must
-  be even. --openings FILE is read in order and reused from the top when the
-  match has more pairs than the file has lines; --random-plies N makes a
-  fresh opening per pair. Without either, every game starts from the empty
-  board.
-
-Record (--record FILE, read back by --replay FILE):
-  # ultimo match record 1
-  engines base new
-  game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 ...; result 1-0; end normal; reason x has three boards in a line
-  `engines` names the first engine (the statistics are its results) and the
-  second. Each game line: its number, pair, the engines playing x and o, the
-  opening (`startpos`, moves from the empty board, or a FEN), the moves from
-  it, the result (1-0 x won, 0-1, 1/2-1/2), how it ended (normal, illegal,
-  timeout, crash) and the reason in words. Lines starting with # are
-  comments. Games are written as they finish, so not in number order.
-
-Output:
-  Progress goes to standard error: one line per game, or an updating status
-  line when standard error is a terminal (no colours are ever used). The
-  summary goes to standard output.
-
-Ctrl-C:
-  The first Ctrl-C stops starting games and lets the running ones finish; a
-  second aborts them (they are not counted). The summary is printed either way.";
-
-/// Play a match between two engines, or summarize a recorded one.
-#[derive(clap::Args, Debug)]
-#[command(after_long_help = MATCH_HELP)]
-pub struct MatchArgs {
-    /// An engine, given twice: "cmd=PROGRAM [arg=ARG].. [name=NAME] [proto=ugi|uci] [option.NAME=VALUE].."
-    #[arg(long = "engine", value_name = "SPEC")]
-    pub engines: Vec<String>,
-    /// Games to play, even: each opening is played twice with colours swapped
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub games: u64,
-    /// Openings file: one per line, a FEN, `startpos` or moves from the empty board
-    #[arg(long, value_name = "FILE", conflicts_with = "random_plies")]
-    pub openings: Option<PathBuf>,
-    /// Start each pair from N random moves (openings already decided are skipped)
-    #[arg(long, value_name = "N")]
-    pub random_plies: Option<u32>,
-    /// Seed of --random-plies (default: from the clock, printed at the start)
-    #[arg(long, value_name = "S", requires = "random_plies")]
-    pub seed: Option<u64>,
-    /// Time per move in milliseconds (`go movetime`)
-    #[arg(long, value_name = "MS", group = "limit")]
-    pub movetime: Option<u64>,
-    /// Iterations per move (`go nodes`)
-    #[arg(long, value_name = "N", group = "limit")]
-    pub nodes: Option<u64>,
-    /// A clock per side, BASE+INC in seconds, e.g. 10+0.1
-    #[arg(long, value_name = "BASE+INC", group = "limit")]
-    pub tc: Option<String>,
-    /// Grace in milliseconds past the clock or the move time before a move loses on time
-    #[arg(long, value_name = "MS", default_value_t = 50)]
-    pub timemargin: u64,
-    /// With --nodes, the longest a move may take, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
-    pub move_timeout: u64,
-    /// The longest an engine may take to answer the handshake or `isready`, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 5_000)]
-    pub startup_timeout: u64,
-    /// Games played at once, each with its own two engine processes
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub concurrency: usize,
-    /// Stop once a pentanomial SPRT decides: normalized Elo of H0 and H1, error rates
-    #[arg(
-        long,
-        num_args = 4,
-        value_names = ["ELO0", "ELO1", "ALPHA", "BETA"],
-        allow_negative_numbers = true
-    )]
-    pub sprt: Option<Vec<f64>>,
-    /// Write every game to FILE, one line each (the file is overwritten)
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
-    /// Play nothing: re-read a record FILE, check every game with the rules, print its summary
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record"]
-    )]
-    pub replay: Option<PathBuf>,
+/// Why a match or a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// Not exactly two `--engine` values.
+    #[error("give exactly two engines with --engine (got {0})")]
+    EngineCount(usize),
+    /// An `--engine` value that does not parse, or two engines with one name.
+    #[error(transparent)]
+    Spec(#[from] EngineSpecError),
+    /// An engine that could not be started or did not answer at the start.
+    #[error("engine {name} ({program}): {problem}")]
+    Engine {
+        /// The engine's name.
+        name: String,
+        /// Its program.
+        program: String,
+        /// What went wrong.
+        problem: EngineError,
+    },
+    /// A bad time setting.
+    #[error(transparent)]
+    Clock(#[from] ClockError),
+    /// `--games` zero or odd.
+    #[error("--games must be a positive even number (each opening is played twice), got {0}")]
+    Games(u64),
+    /// Two settings that exclude each other.
+    #[error("{0} and {1} cannot be used together")]
+    Conflict(&'static str, &'static str),
+    /// A setting that needs another.
+    #[error("{0} needs {1}")]
+    Requires(&'static str, &'static str),
+    /// `--concurrency` out of range.
+    #[error("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {0}")]
+    Concurrency(usize),
+    /// An opening that cannot be used.
+    #[error(transparent)]
+    Opening(#[from] OpeningError),
+    /// An openings file that cannot be used.
+    #[error(transparent)]
+    OpeningsFile(#[from] OpeningsFileError),
+    /// Bad `--sprt` settings.
+    #[error(transparent)]
+    Sprt(#[from] SprtError),
+    /// A record file that does not read back.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A game the tally cannot count.
+    #[error(transparent)]
+    Tally(#[from] TallyError),
+    /// A file that cannot be read.
+    #[error("cannot read {}: {problem}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A file that cannot be created.
+    #[error("cannot create {}: {problem}", .path.display())]
+    Create {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A file that cannot be written.
+    #[error("cannot write to {}: {problem}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// The summary could not be written to standard output.
+    #[error("cannot write the summary: {0}")]
+    Output(io::Error),
 }
 
-/// Runs `ultimo match`: a match, or with `--replay` the summary of a record.
-pub fn run(args: &MatchArgs) -> Result<(), String> {
-    let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
-    if let Some(path) = &args.replay {
-        let mut out = io::stdout().lock();
-        return replay(path, sprt.as_ref(), &mut out);
+/// The most games played at once.
+pub const MAX_CONCURRENCY: usize = 256;
+
+/// The most characters of input that an error message repeats.
+const ECHO_MAX: usize = 40;
+
+/// `text` as an error message repeats it: at most [`ECHO_MAX`] characters,
+/// with `...` after a cut.
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(ECHO_MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
     }
-    let plan = Plan::new(args, sprt)?;
-    run_match(&plan)
+}
+
+/// The number of games of a match when none is given.
+pub const DEFAULT_GAMES: u64 = 100;
+/// The grace past a clock or a move time when none is given, in ms.
+pub const DEFAULT_TIMEMARGIN_MS: u64 = 50;
+/// The longest a `nodes` move may take when no limit is given, in ms.
+pub const DEFAULT_MOVE_TIMEOUT_MS: u64 = 10_000;
+/// The longest the handshake may take when no limit is given, in ms.
+pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
+
+/// What the match runner is asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    /// Play a match.
+    Match(MatchConfig),
+    /// Play nothing: read a record file back, check every game with the
+    /// rules and print its summary.
+    Replay {
+        /// The record file.
+        record: PathBuf,
+        /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
+        sprt: Option<Vec<f64>>,
+    },
+}
+
+/// The settings of a match as given, unchecked: [`run`] checks them all
+/// before anything starts. Times are in milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchConfig {
+    /// The two engines, each `cmd=PROGRAM [arg=ARG].. [name=NAME]
+    /// [proto=ugi|uci] [option.NAME=VALUE]..`.
+    pub engines: Vec<String>,
+    /// Games to play, even.
+    pub games: u64,
+    /// A file of openings, one per line.
+    pub openings: Option<PathBuf>,
+    /// Start each pair from this many random moves instead.
+    pub random_plies: Option<u32>,
+    /// The seed of the random openings (default: from the clock).
+    pub seed: Option<u64>,
+    /// Time per move.
+    pub movetime: Option<u64>,
+    /// Iterations per move.
+    pub nodes: Option<u64>,
+    /// A clock per side, `BASE+INC` in seconds.
+    pub tc: Option<String>,
+    /// Grace past the clock or the move time before a move loses on time.
+    pub timemargin: u64,
+    /// With `nodes`, the longest a move may take.
+    pub move_timeout: u64,
+    /// The longest an engine may take to answer the handshake or `isready`.
+    pub startup_timeout: u64,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
+    pub sprt: Option<Vec<f64>>,
+    /// The record file to write.
+    pub record: Option<PathBuf>,
+}
+
+impl Default for MatchConfig {
+    /// No engines and no time control yet; the other settings at their
+    /// defaults.
+    fn default() -> MatchConfig {
+        MatchConfig {
+            engines: Vec::new(),
+            games: DEFAULT_GAMES,
+            openings: None,
+            random_plies: None,
+            seed: None,
+            movetime: None,
+            nodes: None,
+            tc: None,
+            timemargin: DEFAULT_TIMEMARGIN_MS,
+            move_timeout: DEFAULT_MOVE_TIMEOUT_MS,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT_MS,
+            concurrency: 1,
+            sprt: None,
+            record: None,
+        }
+    }
+}
+
+/// Runs `job`: plays a match and prints its progress (standard error) and
+/// summary (standard output), or prints the summary of a record.
+pub fn run(job: &Job) -> Result<(), ArenaError> {
+    match job {
+        Job::Match(config) => run_match(&Plan::new(config)?),
+        Job::Replay { record, sprt } => {
+            let sprt = sprt.as_deref().map(Sprt::new).transpose()?;
+            replay(record, sprt.as_ref(), &mut io::stdout().lock())
+        }
+    }
 }
 
 /// Prints the summary of the record file at `path` after checking it.
-fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), String> {
+fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), ArenaError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let text = read(path)?;
     let record = Record::parse(&text, &name)?;
     let mut tally = Tally::new(record.engines.clone());
     for game in &record.games {
@@ -185,7 +251,15 @@ fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), 
                 record.games.len()
             )
         })
-        .map_err(|e| e.to_string())
+        .map_err(ArenaError::Output)
+}
+
+/// The text of the file at `path`.
+fn read(path: &Path) -> Result<String, ArenaError> {
+    std::fs::read_to_string(path).map_err(|problem| ArenaError::Read {
+        path: path.to_path_buf(),
+        problem,
+    })
 }
 
 /// Everything a match needs, checked before it starts.
@@ -204,43 +278,37 @@ struct Plan {
 }
 
 impl Plan {
-    /// Checks the arguments and reads or makes the openings.
-    fn new(args: &MatchArgs, sprt: Option<Sprt>) -> Result<Plan, String> {
+    /// Checks the settings and reads or makes the openings.
+    fn new(args: &MatchConfig) -> Result<Plan, ArenaError> {
+        let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
         let mut specs = match &args.engines[..] {
             [a, b] => [EngineSpec::parse(a)?, EngineSpec::parse(b)?],
-            _ => {
-                return Err(format!(
-                    "give exactly two engines with --engine (got {})",
-                    args.engines.len()
-                ));
-            }
+            _ => return Err(ArenaError::EngineCount(args.engines.len())),
         };
         engine::distinct_names(&mut specs)?;
-        let control = match (args.movetime, args.nodes, &args.tc) {
-            (Some(0), _, _) => return Err("--movetime must be at least 1".to_string()),
-            (_, Some(0), _) => return Err("--nodes must be at least 1".to_string()),
-            (Some(ms), None, None) => TimeControl::Movetime(Duration::from_millis(ms)),
-            (None, Some(n), None) => TimeControl::Nodes(n),
-            (None, None, Some(tc)) => TimeControl::parse_clock(tc)?,
-            _ => return Err("give one time control: --movetime, --nodes or --tc".to_string()),
-        };
+        let control = TimeControl::from_options(args.movetime, args.nodes, args.tc.as_deref())?;
         if args.games == 0 || !args.games.is_multiple_of(2) {
-            return Err(format!(
-                "--games must be a positive even number (each opening is played twice), got {}",
-                args.games
-            ));
+            return Err(ArenaError::Games(args.games));
         }
-        if !(1..=256).contains(&args.concurrency) {
-            return Err(format!(
-                "--concurrency must be between 1 and 256, got {}",
-                args.concurrency
-            ));
+        if !(1..=MAX_CONCURRENCY).contains(&args.concurrency) {
+            return Err(ArenaError::Concurrency(args.concurrency));
         }
+        let settings = GameSettings {
+            control,
+            margin: clock::millis("--timemargin", args.timemargin)?,
+            move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
+            startup_timeout: clock::millis("--startup-timeout", args.startup_timeout)?,
+        };
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
-            (Some(path), _) => {
+            (Some(_), Some(_)) => {
+                return Err(ArenaError::Conflict("--openings", "--random-plies"));
+            }
+            (_, None) if args.seed.is_some() => {
+                return Err(ArenaError::Requires("--seed", "--random-plies"));
+            }
+            (Some(path), None) => {
                 let name = path.display().to_string();
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                let text = read(path)?;
                 let list = openings::parse_openings(&text, &name)?;
                 let source = format!("{} from {name}", list.len());
                 (OpeningBook::List(list), source)
@@ -259,12 +327,7 @@ impl Plan {
             games: args.games,
             openings,
             openings_source,
-            settings: GameSettings {
-                control,
-                margin: Duration::from_millis(args.timemargin),
-                move_timeout: Duration::from_millis(args.move_timeout),
-                startup_timeout: Duration::from_millis(args.startup_timeout),
-            },
+            settings,
             concurrency: args.concurrency,
             sprt,
             record: args.record.clone(),
@@ -272,7 +335,7 @@ impl Plan {
     }
 
     /// The game at `index` (from 0): number, pair, opening and colours.
-    fn setup(&self, index: u64) -> Result<GameSetup, String> {
+    fn setup(&self, index: u64) -> Result<GameSetup, OpeningError> {
         let pair = index / 2;
         Ok(GameSetup {
             game: index + 1,
@@ -306,17 +369,19 @@ fn seed_from_clock() -> u64 {
 
 /// The record file being written.
 struct RecordFile {
-    name: String,
+    path: PathBuf,
     out: BufWriter<File>,
 }
 
 impl RecordFile {
     /// Creates the file and writes its header and `engines` line.
-    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, String> {
-        let name = path.display().to_string();
-        let file = File::create(path).map_err(|e| format!("cannot create {name}: {e}"))?;
+    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, ArenaError> {
+        let file = File::create(path).map_err(|problem| ArenaError::Create {
+            path: path.to_path_buf(),
+            problem,
+        })?;
         let mut record = RecordFile {
-            name,
+            path: path.to_path_buf(),
             out: BufWriter::new(file),
         };
         let header = format!(
@@ -331,10 +396,13 @@ impl RecordFile {
     }
 
     /// Writes a line and flushes it, so the file is complete at any moment.
-    fn write_line(&mut self, line: &str) -> Result<(), String> {
+    fn write_line(&mut self, line: &str) -> Result<(), ArenaError> {
         writeln!(self.out, "{line}")
             .and_then(|_| self.out.flush())
-            .map_err(|e| format!("cannot write to {}: {e}", self.name))
+            .map_err(|problem| ArenaError::Write {
+                path: self.path.clone(),
+                problem,
+            })
     }
 }
 
@@ -448,7 +516,7 @@ struct Referee<'a> {
     record: Option<RecordFile>,
     progress: Progress,
     stop: Option<Stop>,
-    error: Option<String>,
+    error: Option<ArenaError>,
     seen_interrupts: usize,
 }
 
@@ -462,7 +530,7 @@ impl Referee<'_> {
     }
 
     /// Stops the match on an error, which `run` returns at the end.
-    fn fail(&mut self, error: String) {
+    fn fail(&mut self, error: ArenaError) {
         self.progress
             .line(&format!("error: {error}; stopping the match"));
         self.error.get_or_insert(error);
@@ -475,7 +543,7 @@ impl Referee<'_> {
             return; // finished as the match was aborted: not counted
         }
         if let Err(e) = self.tally.add(&game) {
-            return self.fail(e);
+            return self.fail(e.into());
         }
         if let Some(file) = self.record.as_mut()
             && let Err(e) = file.write_line(&game.to_string())
@@ -525,19 +593,23 @@ impl Referee<'_> {
 }
 
 /// Plays the match of `plan` and prints its summary.
-fn run_match(plan: &Plan) -> Result<(), String> {
+fn run_match(plan: &Plan) -> Result<(), ArenaError> {
     let started = Instant::now();
     let flags = Flags::default();
     for spec in &plan.specs {
         Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
-            .map_err(|e| format!("engine {} ({}): {e}", spec.name, spec.program))?
+            .map_err(|problem| ArenaError::Engine {
+                name: spec.name.clone(),
+                program: spec.program.clone(),
+                problem,
+            })?
             .quit();
     }
     let record = match &plan.record {
         Some(path) => Some(RecordFile::create(path, plan)?),
         None => None,
     };
-    signal::install();
+    let signals = signal::install();
     let mut referee = Referee {
         plan,
         flags: &flags,
@@ -549,6 +621,11 @@ fn run_match(plan: &Plan) -> Result<(), String> {
         seen_interrupts: 0,
     };
     referee.progress.line(&plan.describe());
+    if let Err(e) = signals {
+        referee.progress.line(&format!(
+            "warning: cannot catch Ctrl-C ({e}): it ends the match at once"
+        ));
+    }
 
     let next_game = AtomicU64::new(0);
     let (sender, results) = mpsc::channel();
@@ -562,7 +639,7 @@ fn run_match(plan: &Plan) -> Result<(), String> {
         loop {
             match results.recv_timeout(Duration::from_millis(100)) {
                 Ok(Ok(game)) => referee.game_over(game),
-                Ok(Err(error)) => referee.fail(error),
+                Ok(Err(error)) => referee.fail(error.into()),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
@@ -579,7 +656,7 @@ fn run_match(plan: &Plan) -> Result<(), String> {
             writeln!(out, "{:<12}{seconds:.1} s", "time")
         })
         .and_then(|_| out.flush())
-        .map_err(|e| e.to_string())?;
+        .map_err(ArenaError::Output)?;
     match referee.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -593,7 +670,7 @@ fn worker(
     plan: &Plan,
     next_game: &AtomicU64,
     flags: &Flags,
-    results: mpsc::Sender<Result<GameRecord, String>>,
+    results: mpsc::Sender<Result<GameRecord, OpeningError>>,
 ) {
     let mut slots: [Option<Engine>; 2] = [None, None];
     while !flags.stop_starting.load(Ordering::SeqCst) {
@@ -633,24 +710,36 @@ fn worker(
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str]) -> MatchArgs {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(flatten)]
-            args: MatchArgs,
+    /// A match between `cmd=a name=one` and `cmd=b` with nothing else set.
+    fn config() -> MatchConfig {
+        MatchConfig {
+            engines: vec!["cmd=a name=one".into(), "cmd=b".into()],
+            ..MatchConfig::default()
         }
-        let mut argv = vec!["match", "--engine", "cmd=a name=one", "--engine", "cmd=b"];
-        argv.extend_from_slice(extra);
-        Cli::try_parse_from(argv).unwrap().args
+    }
+
+    /// [`config`] with `nodes` iterations per move.
+    fn nodes(n: u64) -> MatchConfig {
+        MatchConfig {
+            nodes: Some(n),
+            ..config()
+        }
     }
 
     #[test]
     fn plans_a_match() {
-        let plan = Plan::new(&args(&["--nodes", "100", "--games", "4"]), None).unwrap();
+        let plan = Plan::new(&MatchConfig {
+            games: 4,
+            ..nodes(100)
+        })
+        .unwrap();
         assert_eq!(plan.specs[0].name, "one");
         assert_eq!(plan.specs[1].name, "b");
         assert_eq!(plan.settings.control, TimeControl::Nodes(100));
+        assert_eq!(plan.settings.margin, Duration::from_millis(50));
+        assert_eq!(plan.settings.move_timeout, Duration::from_secs(10));
+        assert_eq!(plan.settings.startup_timeout, Duration::from_secs(5));
+        assert_eq!(plan.sprt, None);
         assert_eq!(
             plan.describe(),
             "match: one vs b, 4 games, nodes 100, openings: startpos, concurrency 1"
@@ -664,21 +753,20 @@ mod tests {
 
     #[test]
     fn pairs_share_random_openings() {
-        let extra = [
-            "--tc",
-            "1+0.01",
-            "--random-plies",
-            "6",
-            "--seed",
-            "9",
-            "--games",
-            "6",
-        ];
-        let plan = Plan::new(&args(&extra), None).unwrap();
+        let plan = Plan::new(&MatchConfig {
+            tc: Some("1+0.01".into()),
+            random_plies: Some(6),
+            seed: Some(9),
+            games: 6,
+            sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
+            ..config()
+        })
+        .unwrap();
         assert!(
             plan.describe()
                 .contains("tc 1+0.01 s, openings: 6 random plies, seed 9")
         );
+        assert_eq!(plan.sprt.map(|s| s.elo1), Some(5.0));
         let opening = |i| plan.setup(i).unwrap().opening;
         assert_eq!(opening(2), opening(3));
         assert_ne!(opening(1), opening(2));
@@ -686,36 +774,116 @@ mod tests {
 
     #[test]
     fn refuses_bad_plans() {
-        let check = |extra: &[&str], expected: &str| {
-            let err = Plan::new(&args(extra), None).unwrap_err();
-            assert!(err.contains(expected), "{extra:?}: {err}");
+        let check = |config: MatchConfig, expected: &str| {
+            let err = Plan::new(&config).unwrap_err().to_string();
+            assert!(err.contains(expected), "{config:?}: {err}");
         };
-        check(&[], "give one time control");
-        check(&["--nodes", "0"], "--nodes must be at least 1");
-        check(&["--movetime", "0"], "--movetime must be at least 1");
+        check(config(), "give one time control");
+        check(nodes(0), "--nodes must be at least 1");
+        let movetime = |ms| MatchConfig {
+            movetime: Some(ms),
+            ..config()
+        };
+        check(movetime(0), "--movetime must be at least 1");
         check(
-            &["--nodes", "5", "--games", "3"],
+            MatchConfig {
+                nodes: Some(5),
+                ..movetime(5)
+            },
+            "give one time control",
+        );
+        check(
+            MatchConfig {
+                games: 3,
+                ..nodes(5)
+            },
             "--games must be a positive even number",
         );
         check(
-            &["--nodes", "5", "--games", "0"],
+            MatchConfig {
+                games: 0,
+                ..nodes(5)
+            },
             "--games must be a positive even number",
         );
         check(
-            &["--nodes", "5", "--concurrency", "0"],
-            "--concurrency must be between",
+            MatchConfig {
+                concurrency: 0,
+                ..nodes(5)
+            },
+            "--concurrency must be between 1 and 256, got 0",
         );
-        check(&["--tc", "x"], "--tc x");
         check(
-            &["--nodes", "5", "--openings", "/nonexistent/book"],
+            MatchConfig {
+                tc: Some("x".into()),
+                ..config()
+            },
+            "--tc x",
+        );
+        check(movetime(86_400_001), "--movetime 86400001 is too long");
+        check(
+            MatchConfig {
+                timemargin: 86_400_001,
+                ..nodes(5)
+            },
+            "--timemargin 86400001 is too long",
+        );
+        check(
+            MatchConfig {
+                move_timeout: 86_400_001,
+                ..nodes(5)
+            },
+            "--move-timeout 86400001 is too long",
+        );
+        check(
+            MatchConfig {
+                startup_timeout: 86_400_001,
+                ..nodes(5)
+            },
+            "--startup-timeout 86400001 is too long",
+        );
+        check(
+            MatchConfig {
+                openings: Some("/nonexistent/book".into()),
+                ..nodes(5)
+            },
             "cannot read /nonexistent/book",
         );
-        let mut one = args(&["--nodes", "5"]);
-        one.engines.pop();
-        let err = Plan::new(&one, None).unwrap_err();
-        assert!(
-            err.contains("exactly two engines with --engine (got 1)"),
-            "{err}"
+        check(
+            MatchConfig {
+                openings: Some("book".into()),
+                random_plies: Some(2),
+                ..nodes(5)
+            },
+            "--openings and --random-plies cannot be used together",
+        );
+        check(
+            MatchConfig {
+                seed: Some(1),
+                ..nodes(5)
+            },
+            "--seed needs --random-plies",
+        );
+        check(
+            MatchConfig {
+                sprt: Some(vec![5.0, 0.0, 0.05, 0.05]),
+                ..nodes(5)
+            },
+            "--sprt: ELO0 must be below ELO1",
+        );
+        check(
+            MatchConfig {
+                engines: vec!["cmd=a".into()],
+                ..nodes(5)
+            },
+            "give exactly two engines with --engine (got 1)",
+        );
+        check(
+            MatchConfig {
+                engines: vec!["cmd=a".into(), "cmd=b proto=x".into()],
+                ..nodes(5)
+            },
+            "--engine 'cmd=b proto=x': proto must be ugi or uci",
         );
     }
 
@@ -725,25 +893,36 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("book.txt");
         std::fs::write(&path, "# two openings\ne5\ne5 e4\n").unwrap();
-        let path_text = path.to_str().unwrap();
-        let plan = Plan::new(
-            &args(&["--nodes", "5", "--games", "6", "--openings", path_text]),
-            None,
-        )
-        .unwrap();
+        let with_book = |games| MatchConfig {
+            games,
+            openings: Some(path.clone()),
+            ..nodes(5)
+        };
+        let plan = Plan::new(&with_book(6)).unwrap();
         let shown: Vec<String> = (0..6)
             .map(|i| plan.setup(i).unwrap().opening.to_string())
             .collect();
         assert_eq!(shown, ["e5", "e5", "e5 e4", "e5 e4", "e5", "e5"]);
         std::fs::write(&path, "e5\nbad line\n").unwrap();
-        let err = Plan::new(&args(&["--nodes", "5", "--openings", path_text]), None).unwrap_err();
+        let err = Plan::new(&with_book(2)).unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             format!(
-                "{path_text}:2: bad moves 'bad line': 'bad' is not a cell (expected a file a-i and a rank 1-9, like e5)"
+                "{}:2: bad moves 'bad line': 'bad' is not a cell (expected a file a-i and a rank 1-9, like e5)",
+                path.display()
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn echoed_input_is_shortened() {
+        assert_eq!(shorten("e5"), "e5");
+        let forty = "a".repeat(40);
+        assert_eq!(shorten(&forty), forty);
+        assert_eq!(shorten(&"a".repeat(41)), format!("{forty}..."));
+        let wide = "é".repeat(50);
+        assert_eq!(shorten(&wide), format!("{}...", "é".repeat(40)));
     }
 
     #[test]
@@ -784,6 +963,11 @@ mod tests {
         );
         std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
         let err = replay(&path, None, &mut Vec::new()).unwrap_err();
+        assert!(
+            matches!(err, ArenaError::Record(RecordError::Line { line: 2, .. })),
+            "{err:?}"
+        );
+        let err = err.to_string();
         assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -9,8 +9,66 @@ use std::fmt;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::notation::play_moves;
+use crate::arena::shorten;
+use crate::notation::{FenError, MovesError, play_moves};
 use crate::rules::{Move, Position};
+
+/// Why an opening is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningError {
+    /// Nothing at all.
+    #[error("an empty opening (write startpos for the empty board)")]
+    Empty,
+    /// A FEN that does not describe a position.
+    #[error("bad FEN '{text}': {problem}")]
+    Fen {
+        /// The FEN, shortened.
+        text: String,
+        /// What is wrong with it.
+        problem: FenError,
+    },
+    /// Moves that cannot be played from the empty board.
+    #[error("bad moves '{text}': {problem}")]
+    Moves {
+        /// The moves, shortened.
+        text: String,
+        /// The first that cannot be played, and why.
+        problem: MovesError,
+    },
+    /// An opening whose game is already over.
+    #[error("the game is already over after '{text}'")]
+    Over {
+        /// The opening, shortened.
+        text: String,
+    },
+    /// `--random-plies` so high that every try ended or decided the game.
+    #[error("--random-plies {plies}: found no random opening that is not decided already")]
+    NoRandom {
+        /// The number of random moves asked for.
+        plies: u32,
+    },
+}
+
+/// Why an openings file is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningsFileError {
+    /// A line that is not an opening.
+    #[error("{file}:{line}: {problem}")]
+    Line {
+        /// The file's name.
+        file: String,
+        /// The line's number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: OpeningError,
+    },
+    /// A file with comments and blank lines only.
+    #[error("{file}: no openings in the file")]
+    Empty {
+        /// The file's name.
+        file: String,
+    },
+}
 
 /// The position a game starts from.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,26 +82,35 @@ pub enum Opening {
 impl Opening {
     /// Reads an opening: `startpos`, a FEN, or moves from the empty board.
     /// An opening whose game is already over is refused.
-    pub fn parse(text: &str) -> Result<Opening, String> {
+    pub fn parse(text: &str) -> Result<Opening, OpeningError> {
         let text = text.trim();
         let opening = if text.is_empty() {
-            return Err("an empty opening (write startpos for the empty board)".to_string());
+            return Err(OpeningError::Empty);
         } else if text == "startpos" {
             Opening::Moves(Vec::new())
         } else if text.contains('/') {
-            let pos: Position = text.parse().map_err(|e| format!("bad FEN '{text}': {e}"))?;
+            let pos: Position = text.parse().map_err(|problem| OpeningError::Fen {
+                text: shorten(text),
+                problem,
+            })?;
             Opening::Fen(pos)
         } else {
             let words = text.split_whitespace();
-            let pos = play_moves(&Position::startpos(), words.clone())
-                .map_err(|e| format!("bad moves '{text}': {e}"))?;
+            let pos = play_moves(&Position::startpos(), words.clone()).map_err(|problem| {
+                OpeningError::Moves {
+                    text: shorten(text),
+                    problem,
+                }
+            })?;
             debug_assert!(pos.ply() as usize == words.clone().count());
             // play_moves checked every word, so they all parse.
             let moves = words.filter_map(|w| w.parse().ok()).collect();
             Opening::Moves(moves)
         };
         if opening.position().is_over() {
-            return Err(format!("the game is already over after '{text}'"));
+            return Err(OpeningError::Over {
+                text: shorten(text),
+            });
         }
         Ok(opening)
     }
@@ -102,18 +169,24 @@ impl fmt::Display for Opening {
 
 /// Reads an openings file's text: one opening per line; blank lines and
 /// lines starting with `#` are skipped. An error names `file` and the line.
-pub fn parse_openings(text: &str, file: &str) -> Result<Vec<Opening>, String> {
+pub fn parse_openings(text: &str, file: &str) -> Result<Vec<Opening>, OpeningsFileError> {
     let mut openings = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let opening = Opening::parse(line).map_err(|e| format!("{file}:{}: {e}", i + 1))?;
+        let opening = Opening::parse(line).map_err(|problem| OpeningsFileError::Line {
+            file: file.to_string(),
+            line: i + 1,
+            problem,
+        })?;
         openings.push(opening);
     }
     if openings.is_empty() {
-        return Err(format!("{file}: no openings in the file"));
+        return Err(OpeningsFileError::Empty {
+            file: file.to_string(),
+        });
     }
     Ok(openings)
 }
@@ -125,7 +198,7 @@ const TRIES_PER_OPENING: u32 = 10_000;
 /// pair `pair` (from 0), the same for the same `seed` and pair. An opening
 /// whose game is over, or where the side to move can win at once (the game
 /// is decided), is skipped and drawn again.
-pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, String> {
+pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, OpeningError> {
     // Each pair has its own generator, so that any pair's opening can be
     // made without the ones before it (seed_from_u64 mixes the bits).
     let pair_seed = seed.wrapping_add(pair.wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -144,9 +217,7 @@ pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, Strin
             return Ok(Opening::Moves(moves));
         }
     }
-    Err(format!(
-        "--random-plies {plies}: found no random opening that is not decided already"
-    ))
+    Err(OpeningError::NoRandom { plies })
 }
 
 /// Where a match's openings come from.
@@ -166,7 +237,7 @@ pub enum OpeningBook {
 
 impl OpeningBook {
     /// The opening of pair `pair` (from 0).
-    pub fn opening(&self, pair: u64) -> Result<Opening, String> {
+    pub fn opening(&self, pair: u64) -> Result<Opening, OpeningError> {
         match self {
             OpeningBook::List(list) if list.is_empty() => Ok(Opening::Moves(Vec::new())),
             OpeningBook::List(list) => Ok(list[(pair % list.len() as u64) as usize].clone()),
@@ -242,7 +313,14 @@ mod tests {
         let over = Position::startpos().random_playout(&mut rng);
         assert!(over.is_over());
         let err = Opening::parse(&over.to_string()).unwrap_err();
-        assert!(err.contains("already over"), "{err}");
+        assert!(matches!(err, OpeningError::Over { .. }), "{err}");
+        assert!(err.to_string().contains("already over"), "{err}");
+        let long = "e5 ".repeat(100);
+        let err = Opening::parse(&long).unwrap_err().to_string();
+        assert!(
+            err.starts_with("bad moves 'e5 e5 e5 e5 e5 e5 e5 e5 e5 e5 e5 e5 e5 e...': move 2"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -251,9 +329,14 @@ mod tests {
         let openings = parse_openings(text, "book.txt").unwrap();
         assert_eq!(openings.len(), 2);
         let err = parse_openings("e5\ne5 e5\n", "book.txt").unwrap_err();
+        assert!(
+            matches!(err, OpeningsFileError::Line { line: 2, .. }),
+            "{err}"
+        );
+        let err = err.to_string();
         assert!(err.starts_with("book.txt:2: bad moves 'e5 e5'"), "{err}");
         let err = parse_openings("# nothing\n\n", "empty.txt").unwrap_err();
-        assert_eq!(err, "empty.txt: no openings in the file");
+        assert_eq!(err.to_string(), "empty.txt: no openings in the file");
     }
 
     #[test]
@@ -273,7 +356,11 @@ mod tests {
         }
         assert_eq!(random_opening(0, 1, 5), Ok(Opening::Moves(vec![])));
         let err = random_opening(81, 1, 0).unwrap_err();
-        assert!(err.starts_with("--random-plies 81: found no"), "{err}");
+        assert_eq!(err, OpeningError::NoRandom { plies: 81 });
+        assert!(
+            err.to_string().starts_with("--random-plies 81: found no"),
+            "{err}"
+        );
     }
 
     #[test]

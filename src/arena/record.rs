@@ -23,13 +23,15 @@
 //!   slow, or silent), `crash` (exited, or could not be started).
 //! - `reason TEXT`: the same in words.
 
-use std::collections::HashMap;
+use fxhash::FxHashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::arena::openings::Opening;
+use crate::arena::openings::{Opening, OpeningError};
+use crate::arena::shorten;
 use crate::game::{Outcome, Player, Verdict};
-use crate::rules::{Move, Position};
+use crate::notation::ParseMoveError;
+use crate::rules::{Move, PlayError, Position};
 
 /// The first line of every record file.
 pub const HEADER: &str = "# ultimo match record 1";
@@ -45,13 +47,201 @@ pub fn result_text(outcome: Outcome) -> &'static str {
 }
 
 /// Reads a result written by [`result_text`].
-pub fn parse_result(s: &str) -> Result<Outcome, String> {
+pub fn parse_result(s: &str) -> Result<Outcome, GameLineError> {
     match s {
         "1-0" => Ok(Outcome::Win(Player::X)),
         "0-1" => Ok(Outcome::Win(Player::O)),
         "1/2-1/2" => Ok(Outcome::Draw),
-        _ => Err(format!("result '{s}' is not 1-0, 0-1 or 1/2-1/2")),
+        _ => Err(GameLineError::Result(shorten(s))),
     }
+}
+
+/// What is wrong with a `game` line of a record.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameLineError {
+    /// Not nine fields.
+    #[error(
+        "expected {} fields separated by ';' ({}), found {found}",
+        FIELDS.len(),
+        FIELDS.join(", ")
+    )]
+    FieldCount {
+        /// The number of fields found.
+        found: usize,
+    },
+    /// A field with another key than expected there.
+    #[error("field {index} should be '{expected}', found '{found}'")]
+    FieldName {
+        /// The field's place, from 1.
+        index: usize,
+        /// The key expected there.
+        expected: &'static str,
+        /// The key found, shortened.
+        found: String,
+    },
+    /// A game or pair number that is not a positive number.
+    #[error("{key} '{text}' is not a positive number")]
+    NotPositive {
+        /// `game` or `pair`.
+        key: &'static str,
+        /// The value, shortened.
+        text: String,
+    },
+    /// An engine name that is empty or more than one word.
+    #[error("{key} '{text}' is not an engine name (one word)")]
+    NotName {
+        /// `x` or `o`.
+        key: &'static str,
+        /// The value, shortened.
+        text: String,
+    },
+    /// A move that is not a cell.
+    #[error("moves: {0}")]
+    Move(ParseMoveError),
+    /// An opening that is refused.
+    #[error("opening: {0}")]
+    Opening(OpeningError),
+    /// A result other than `1-0`, `0-1` and `1/2-1/2`.
+    #[error("result '{0}' is not 1-0, 0-1 or 1/2-1/2")]
+    Result(String),
+    /// An end other than those of [`Termination`].
+    #[error("end '{0}' is not normal, illegal, timeout or crash")]
+    End(String),
+}
+
+/// Why a game read from a record does not stand up to the rules.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValidateError {
+    /// A move that is illegal where it comes.
+    #[error("move {index} ({mv}) is illegal: {problem}")]
+    Illegal {
+        /// The move's place from the opening, from 1.
+        index: usize,
+        /// The move.
+        mv: Move,
+        /// Why it is illegal.
+        problem: PlayError,
+    },
+    /// A `normal` end before the game is over.
+    #[error("the game ended normally but is not over")]
+    NotOver,
+    /// A `normal` end with another result than the rules'.
+    #[error("the result is {} but the rules give {}", result_text(*given), result_text(*rules))]
+    WrongResult {
+        /// The recorded result.
+        given: Outcome,
+        /// The rules' result.
+        rules: Outcome,
+    },
+    /// A fault after the game was over.
+    #[error("the game is over, yet it ended by {0}")]
+    FaultAfterEnd(Termination),
+    /// A fault with a drawn result.
+    #[error("a game ended by {0} cannot be a draw")]
+    FaultDraw(Termination),
+}
+
+/// What is wrong with a line of a record file.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RecordLineError {
+    /// A second `engines` line.
+    #[error("a second 'engines' line")]
+    SecondEngines,
+    /// An `engines` line without two different names.
+    #[error("'engines' needs two different names, found '{0}'")]
+    Engines(String),
+    /// A game before the `engines` line.
+    #[error("a game before the 'engines' line")]
+    GameFirst,
+    /// A line that is neither `engines` nor `game`.
+    #[error("expected an 'engines' or a 'game' line, found '{0}'")]
+    Kind(String),
+    /// A game line that does not parse.
+    #[error(transparent)]
+    Game(#[from] GameLineError),
+    /// A game that does not stand up to the rules.
+    #[error("game {game}: {problem}")]
+    Invalid {
+        /// The game's number.
+        game: u64,
+        /// What is wrong with it.
+        problem: ValidateError,
+    },
+    /// A game number read before.
+    #[error("game {game} again (first on line {first_line})")]
+    Repeated {
+        /// The game's number.
+        game: u64,
+        /// The line where it came first.
+        first_line: usize,
+    },
+    /// A game played by other engines than the `engines` line names.
+    #[error("game {game}: x {x} and o {o} are not the engines {} and {}", .engines[0], .engines[1])]
+    Strangers {
+        /// The game's number.
+        game: u64,
+        /// The engine playing x.
+        x: String,
+        /// The engine playing o.
+        o: String,
+        /// The engines of the record.
+        engines: [String; 2],
+    },
+    /// A third game of a pair.
+    #[error("game {game}: pair {pair} already has two games")]
+    PairFull {
+        /// The game's number.
+        game: u64,
+        /// The pair's number.
+        pair: u64,
+    },
+    /// Both games of a pair with the same engine playing x.
+    #[error("game {game}: {engine} plays x in both games of pair {pair}")]
+    SameColours {
+        /// The game's number.
+        game: u64,
+        /// The engine playing x twice.
+        engine: String,
+        /// The pair's number.
+        pair: u64,
+    },
+    /// The games of a pair from different openings.
+    #[error(
+        "game {game}: pair {pair} started from '{first}' in game {first_game} but from '{here}' here"
+    )]
+    OpeningMismatch {
+        /// The game's number.
+        game: u64,
+        /// The pair's number.
+        pair: u64,
+        /// The opening of the pair's other game, as the record writes it.
+        first: String,
+        /// The number of the pair's other game.
+        first_game: u64,
+        /// This game's opening, as the record writes it.
+        here: String,
+    },
+}
+
+/// Why a record file cannot be read back.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RecordError {
+    /// A line that is wrong.
+    #[error("{file}:{line}: {problem}")]
+    Line {
+        /// The file's name.
+        file: String,
+        /// The line's number, from 1.
+        line: usize,
+        /// What is wrong with it (boxed: the variants are large).
+        problem: Box<RecordLineError>,
+    },
+    /// No `engines` line in the whole file.
+    #[error("{file}: no 'engines' line")]
+    NoEngines {
+        /// The file's name.
+        file: String,
+    },
 }
 
 /// How a game ended.
@@ -94,13 +284,13 @@ impl fmt::Display for Termination {
 }
 
 impl FromStr for Termination {
-    type Err = String;
+    type Err = GameLineError;
 
-    fn from_str(s: &str) -> Result<Termination, String> {
+    fn from_str(s: &str) -> Result<Termination, GameLineError> {
         Termination::ALL
             .into_iter()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("end '{s}' is not normal, illegal, timeout or crash"))
+            .ok_or_else(|| GameLineError::End(shorten(s)))
     }
 }
 
@@ -156,27 +346,29 @@ impl GameRecord {
     /// Checks the game with the rules: the moves must be legal from the
     /// opening; a `normal` end must be where the rules end the game, with
     /// the rules' result; a fault must come before the end and lose the game.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ValidateError> {
         let mut pos: Position = self.opening.position();
-        for (i, &m) in self.moves.iter().enumerate() {
-            pos.try_play(m)
-                .map_err(|e| format!("move {} ({m}) is illegal: {e}", i + 1))?;
+        for (i, &mv) in self.moves.iter().enumerate() {
+            pos.try_play(mv).map_err(|problem| ValidateError::Illegal {
+                index: i + 1,
+                mv,
+                problem,
+            })?;
         }
         match self.termination {
             Termination::Normal => match pos.outcome() {
-                None => Err("the game ended normally but is not over".to_string()),
-                Some(o) if o != self.outcome => Err(format!(
-                    "the result is {} but the rules give {}",
-                    result_text(self.outcome),
-                    result_text(o)
-                )),
+                None => Err(ValidateError::NotOver),
+                Some(rules) if rules != self.outcome => Err(ValidateError::WrongResult {
+                    given: self.outcome,
+                    rules,
+                }),
                 Some(_) => Ok(()),
             },
             fault => {
                 if pos.is_over() {
-                    Err(format!("the game is over, yet it ended by {fault}"))
+                    Err(ValidateError::FaultAfterEnd(fault))
                 } else if self.outcome == Outcome::Draw {
-                    Err(format!("a game ended by {fault} cannot be a draw"))
+                    Err(ValidateError::FaultDraw(fault))
                 } else {
                     Ok(())
                 }
@@ -220,55 +412,57 @@ const FIELDS: [&str; 9] = [
 ];
 
 impl FromStr for GameRecord {
-    type Err = String;
+    type Err = GameLineError;
 
     /// Reads a game line; the error says which field is wrong.
-    fn from_str(line: &str) -> Result<GameRecord, String> {
+    fn from_str(line: &str) -> Result<GameRecord, GameLineError> {
         let parts: Vec<&str> = line.split(';').collect();
         if parts.len() != FIELDS.len() {
-            return Err(format!(
-                "expected {} fields separated by ';' ({}), found {}",
-                FIELDS.len(),
-                FIELDS.join(", "),
-                parts.len()
-            ));
+            return Err(GameLineError::FieldCount { found: parts.len() });
         }
         let mut values = [""; 9];
         for (i, (part, key)) in parts.iter().zip(FIELDS).enumerate() {
             let part = part.trim();
             let (found, value) = part.split_once(' ').unwrap_or((part, ""));
             if found != key {
-                return Err(format!(
-                    "field {} should be '{key}', found '{found}'",
-                    i + 1
-                ));
+                return Err(GameLineError::FieldName {
+                    index: i + 1,
+                    expected: key,
+                    found: shorten(found),
+                });
             }
             values[i] = value.trim();
         }
         let [game, pair, x, o, opening, moves, result, end, reason] = values;
-        let number = |key: &str, text: &str| -> Result<u64, String> {
+        let number = |key: &'static str, text: &str| -> Result<u64, GameLineError> {
             match text.parse::<u64>() {
                 Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("{key} '{text}' is not a positive number")),
+                _ => Err(GameLineError::NotPositive {
+                    key,
+                    text: shorten(text),
+                }),
             }
         };
-        let name = |key: &str, text: &str| -> Result<String, String> {
+        let name = |key: &'static str, text: &str| -> Result<String, GameLineError> {
             if text.is_empty() || text.contains(char::is_whitespace) {
-                Err(format!("{key} '{text}' is not an engine name (one word)"))
+                Err(GameLineError::NotName {
+                    key,
+                    text: shorten(text),
+                })
             } else {
                 Ok(text.to_string())
             }
         };
         let moves = moves
             .split_whitespace()
-            .map(|m| m.parse::<Move>().map_err(|e| format!("moves: {e}")))
-            .collect::<Result<Vec<Move>, String>>()?;
+            .map(|m| m.parse::<Move>().map_err(GameLineError::Move))
+            .collect::<Result<Vec<Move>, GameLineError>>()?;
         Ok(GameRecord {
             game: number("game", game)?,
             pair: number("pair", pair)?,
             x: name("x", x)?,
             o: name("o", o)?,
-            opening: Opening::parse(opening).map_err(|e| format!("opening: {e}"))?,
+            opening: Opening::parse(opening).map_err(GameLineError::Opening)?,
             moves,
             outcome: parse_result(result)?,
             termination: end.parse()?,
@@ -291,13 +485,17 @@ impl Record {
     /// against the others (known engines, colours swapped within a pair,
     /// one opening per pair, no number twice). An error names `file` and
     /// the line.
-    pub fn parse(text: &str, file: &str) -> Result<Record, String> {
+    pub fn parse(text: &str, file: &str) -> Result<Record, RecordError> {
         let mut engines: Option<[String; 2]> = None;
         let mut games: Vec<GameRecord> = Vec::new();
-        let mut seen_games: HashMap<u64, usize> = HashMap::new();
-        let mut pairs: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut seen_games: FxHashMap<u64, usize> = FxHashMap::default();
+        let mut pairs: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for (i, line) in text.lines().enumerate() {
-            let at = |e: String| format!("{file}:{}: {e}", i + 1);
+            let at = |problem: RecordLineError| RecordError::Line {
+                file: file.to_string(),
+                line: i + 1,
+                problem: Box::new(problem),
+            };
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -306,25 +504,26 @@ impl Record {
             match kind {
                 "engines" => {
                     if engines.is_some() {
-                        return Err(at("a second 'engines' line".to_string()));
+                        return Err(at(RecordLineError::SecondEngines));
                     }
                     let names: Vec<&str> = rest.split_whitespace().collect();
                     match names[..] {
                         [a, b] if a != b => engines = Some([a.to_string(), b.to_string()]),
-                        _ => {
-                            return Err(at(format!(
-                                "'engines' needs two different names, found '{rest}'"
-                            )));
-                        }
+                        _ => return Err(at(RecordLineError::Engines(shorten(rest)))),
                     }
                 }
                 "game" => {
                     let Some(names) = &engines else {
-                        return Err(at("a game before the 'engines' line".to_string()));
+                        return Err(at(RecordLineError::GameFirst));
                     };
-                    let game: GameRecord = line.parse().map_err(at)?;
-                    game.validate()
-                        .map_err(|e| at(format!("game {}: {e}", game.game)))?;
+                    let game: GameRecord =
+                        line.parse().map_err(|e| at(RecordLineError::Game(e)))?;
+                    game.validate().map_err(|problem| {
+                        at(RecordLineError::Invalid {
+                            game: game.game,
+                            problem,
+                        })
+                    })?;
                     let pair = pairs.entry(game.pair).or_default();
                     let partners: Vec<&GameRecord> = pair.iter().map(|&k| &games[k]).collect();
                     check_against(&game, names, &partners, &seen_games).map_err(at)?;
@@ -332,14 +531,12 @@ impl Record {
                     pair.push(games.len());
                     games.push(game);
                 }
-                _ => {
-                    return Err(at(format!(
-                        "expected an 'engines' or a 'game' line, found '{kind}'"
-                    )));
-                }
+                _ => return Err(at(RecordLineError::Kind(shorten(kind)))),
             }
         }
-        let engines = engines.ok_or_else(|| format!("{file}: no 'engines' line"))?;
+        let engines = engines.ok_or_else(|| RecordError::NoEngines {
+            file: file.to_string(),
+        })?;
         Ok(Record { engines, games })
     }
 }
@@ -350,37 +547,46 @@ fn check_against(
     game: &GameRecord,
     engines: &[String; 2],
     partners: &[&GameRecord],
-    seen_games: &HashMap<u64, usize>,
-) -> Result<(), String> {
+    seen_games: &FxHashMap<u64, usize>,
+) -> Result<(), RecordLineError> {
     let n = game.game;
-    if let Some(line) = seen_games.get(&n) {
-        return Err(format!("game {n} again (first on line {line})"));
+    if let Some(&first_line) = seen_games.get(&n) {
+        return Err(RecordLineError::Repeated {
+            game: n,
+            first_line,
+        });
     }
     let players = [game.x.as_str(), game.o.as_str()];
     let forward = players == [engines[0].as_str(), engines[1].as_str()];
     let swapped = players == [engines[1].as_str(), engines[0].as_str()];
     if !forward && !swapped {
-        return Err(format!(
-            "game {n}: x {} and o {} are not the engines {} and {}",
-            game.x, game.o, engines[0], engines[1]
-        ));
+        return Err(RecordLineError::Strangers {
+            game: n,
+            x: shorten(&game.x),
+            o: shorten(&game.o),
+            engines: engines.clone(),
+        });
     }
-    let p = game.pair;
+    let pair = game.pair;
     if partners.len() >= 2 {
-        return Err(format!("game {n}: pair {p} already has two games"));
+        return Err(RecordLineError::PairFull { game: n, pair });
     }
     if let Some(other) = partners.first() {
         if other.x == game.x {
-            return Err(format!(
-                "game {n}: {} plays x in both games of pair {p}",
-                game.x
-            ));
+            return Err(RecordLineError::SameColours {
+                game: n,
+                engine: game.x.clone(),
+                pair,
+            });
         }
         if other.opening != game.opening {
-            return Err(format!(
-                "game {n}: pair {p} started from '{}' in game {} but from '{}' here",
-                other.opening, other.game, game.opening
-            ));
+            return Err(RecordLineError::OpeningMismatch {
+                game: n,
+                pair,
+                first: other.opening.to_string(),
+                first_game: other.game,
+                here: game.opening.to_string(),
+            });
         }
     }
     Ok(())
@@ -517,7 +723,7 @@ mod tests {
             (&good.replace("end illegal", "end resign"), "end 'resign'"),
         ];
         for (line, expected) in cases {
-            let err = line.parse::<GameRecord>().unwrap_err();
+            let err = line.parse::<GameRecord>().unwrap_err().to_string();
             assert!(err.contains(expected), "{line}\n{err}");
         }
     }
@@ -529,20 +735,22 @@ mod tests {
             Outcome::Draw => Outcome::Win(Player::X),
             _ => Outcome::Draw,
         };
-        assert!(game.validate().unwrap_err().contains("the rules give"));
+        let error = |game: &GameRecord| game.validate().unwrap_err().to_string();
+        assert!(error(&game).contains("the rules give"));
         let mut game = finished_game();
         game.moves.pop();
-        assert!(game.validate().unwrap_err().contains("not over"));
+        assert_eq!(game.validate(), Err(ValidateError::NotOver));
+        assert!(error(&game).contains("not over"));
         let mut game = finished_game();
         game.termination = Termination::Timeout;
-        assert!(game.validate().unwrap_err().contains("the game is over"));
+        assert!(error(&game).contains("the game is over"));
         let mut game = fault_game();
         game.outcome = Outcome::Draw;
-        assert!(game.validate().unwrap_err().contains("cannot be a draw"));
+        assert!(error(&game).contains("cannot be a draw"));
         let mut game = fault_game();
         game.moves = moves("e5 e5");
         assert_eq!(
-            game.validate().unwrap_err(),
+            error(&game),
             "move 2 (e5) is illegal: the cell is already taken"
         );
     }
@@ -570,7 +778,7 @@ mod tests {
         let a = finished_game().to_string();
         let b = fault_game().to_string();
         let check = |text: &str, expected: &str| {
-            let err = Record::parse(text, "r.txt").unwrap_err();
+            let err = Record::parse(text, "r.txt").unwrap_err().to_string();
             assert!(err.contains(expected), "{text}\n{err}");
         };
         check("", "r.txt: no 'engines' line");
@@ -622,6 +830,13 @@ mod tests {
         );
         let illegal = b.replace("moves e5", "moves e5 e5");
         check(&file(&[illegal]), "r.txt:3: game 2: move 2 (e5) is illegal");
+        let long = format!("engines a b\n{}\n", "z".repeat(1000));
+        check(&long, &format!("found '{}...'", "z".repeat(40)));
+        let err = Record::parse("engines a b\nengines a b\n", "r.txt").unwrap_err();
+        let RecordError::Line { line, problem, .. } = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!((line, *problem), (2, RecordLineError::SecondEngines));
     }
 
     #[test]

@@ -1,12 +1,53 @@
 //! The running score of a match and its summary: win/draw/loss counts of the
 //! first engine, game pairs, faults, Elo, LOS and the SPRT.
 
-use std::collections::HashMap;
+use fxhash::FxHashMap;
 use std::fmt::Write as _;
 
 use crate::arena::record::{GameRecord, Termination};
 use crate::arena::stats::{self, EloEstimate, Pentanomial, SprtDecision, SprtState, Wdl};
 use crate::game::Verdict;
+
+/// Why `--sprt` settings are refused.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    /// Not four numbers.
+    #[error("--sprt needs four numbers: ELO0 ELO1 ALPHA BETA")]
+    Count,
+    /// ELO0 not below ELO1, or not finite.
+    #[error("--sprt: ELO0 must be below ELO1 (got {elo0} and {elo1})")]
+    Elo {
+        /// The Elo of H0.
+        elo0: f64,
+        /// The Elo of H1.
+        elo1: f64,
+    },
+    /// Error rates outside (0, 1), or summing to 1 or more.
+    #[error(
+        "--sprt: ALPHA and BETA must be between 0 and 1 with a sum below 1 (got {alpha} and {beta})"
+    )]
+    Rates {
+        /// The false-positive rate.
+        alpha: f64,
+        /// The false-negative rate.
+        beta: f64,
+    },
+}
+
+/// A game that the tally cannot count: neither of its engines is the
+/// tally's first engine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("game {game} was played by {x} and {o}, not {engine}")]
+pub struct TallyError {
+    /// The game's number.
+    pub game: u64,
+    /// The engine that played x.
+    pub x: String,
+    /// The engine that played o.
+    pub o: String,
+    /// The tally's first engine.
+    pub engine: String,
+}
 
 /// A sequential probability ratio test on normalized Elo over game pairs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,21 +65,16 @@ pub struct Sprt {
 impl Sprt {
     /// The test from `--sprt ELO0 ELO1 ALPHA BETA`; checks that
     /// elo0 < elo1, both finite, and 0 < alpha, beta with alpha + beta < 1.
-    pub fn new(values: &[f64]) -> Result<Sprt, String> {
+    pub fn new(values: &[f64]) -> Result<Sprt, SprtError> {
         let &[elo0, elo1, alpha, beta] = values else {
-            return Err("--sprt needs four numbers: ELO0 ELO1 ALPHA BETA".to_string());
+            return Err(SprtError::Count);
         };
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-            return Err(format!(
-                "--sprt: ELO0 must be below ELO1 (got {elo0} and {elo1})"
-            ));
+            return Err(SprtError::Elo { elo0, elo1 });
         }
         let rate_ok = |r: f64| r > 0.0 && r < 1.0;
         if !(rate_ok(alpha) && rate_ok(beta) && alpha + beta < 1.0) {
-            return Err(format!(
-                "--sprt: ALPHA and BETA must be between 0 and 1 with a sum below 1 \
-                 (got {alpha} and {beta})"
-            ));
+            return Err(SprtError::Rates { alpha, beta });
         }
         Ok(Sprt {
             elo0,
@@ -65,7 +101,7 @@ pub struct Tally {
     /// The finished pairs.
     pub penta: Pentanomial,
     /// The first engine's result in each pair with one game finished so far.
-    unpaired: HashMap<u64, Verdict>,
+    unpaired: FxHashMap<u64, Verdict>,
     /// Games lost by a fault, per engine and kind (index 1-3 of
     /// [`Termination::ALL`]).
     faults: [[u64; 4]; 2],
@@ -78,20 +114,22 @@ impl Tally {
             engines,
             wdl: Wdl::default(),
             penta: Pentanomial::default(),
-            unpaired: HashMap::new(),
+            unpaired: FxHashMap::default(),
             faults: [[0; 4]; 2],
         }
     }
 
     /// Counts a finished game. Errors if neither engine played it (the
     /// record reader checks the rest).
-    pub fn add(&mut self, game: &GameRecord) -> Result<(), String> {
-        let result = game.result_for(&self.engines[0]).ok_or_else(|| {
-            format!(
-                "game {} was played by {} and {}, not {}",
-                game.game, game.x, game.o, self.engines[0]
-            )
-        })?;
+    pub fn add(&mut self, game: &GameRecord) -> Result<(), TallyError> {
+        let result = game
+            .result_for(&self.engines[0])
+            .ok_or_else(|| TallyError {
+                game: game.game,
+                x: game.x.clone(),
+                o: game.o.clone(),
+                engine: self.engines[0].clone(),
+            })?;
         self.wdl.add(result);
         match self.unpaired.remove(&game.pair) {
             Some(first) => self.penta.add_pair(first, result),
@@ -296,7 +334,10 @@ mod tests {
         assert_eq!(tally.faults_text(0), "1 (1 illegal)");
         assert_eq!(tally.faults_text(1), "1 (1 timeout)");
         let stranger = game(6, "other", "new", Outcome::Draw, Normal);
-        assert!(tally.add(&stranger).unwrap_err().contains("not base"));
+        assert_eq!(
+            tally.add(&stranger).unwrap_err().to_string(),
+            "game 6 was played by other and new, not base"
+        );
         assert_eq!(
             tally.progress(),
             format!(
@@ -378,6 +419,11 @@ mod tests {
         ] {
             assert!(Sprt::new(bad).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            Sprt::new(&[0.0, 5.0, 0.6, 0.5]).unwrap_err().to_string(),
+            "--sprt: ALPHA and BETA must be between 0 and 1 with a sum below 1 (got 0.6 and 0.5)"
+        );
+        assert_eq!(Sprt::new(&[1.0]), Err(SprtError::Count));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::io;
 
 use thiserror::Error;
 
+use crate::arena::ArenaError;
 use crate::notation::{FenError, MovesError};
 use crate::protocol::ProtocolError;
 use crate::protocol::codingame::CodingameError;
@@ -71,10 +72,9 @@ pub enum CliError {
     /// The riddles.io dialect failed.
     #[error(transparent)]
     Riddles(#[from] RiddlesError),
-    /// The match runner failed. The arena layer still reports a `String`.
-    // INTEGRATOR: becomes `#[from]` the arena's (or match_cmd's) typed error.
-    #[error("{0}")]
-    Arena(String),
+    /// The match runner failed.
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
 }
 
 /// A command-line value that clap's parsers refuse. Clap accepts any

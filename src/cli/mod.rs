@@ -5,6 +5,7 @@
 pub mod analyze;
 pub mod bench;
 mod error;
+pub mod match_cmd;
 pub mod play;
 
 pub use error::{CliError, ValueError, shorten};
@@ -79,7 +80,7 @@ enum Command {
     ///
     /// Referees every move with Ultimo's rules and reports the first
     /// engine's score, Elo, LOS and an optional SPRT.
-    Match(crate::arena::MatchArgs),
+    Match(match_cmd::MatchArgs),
     /// Search a fixed set of positions and report the speed
     ///
     /// Each of the compiled-in positions (opening, middle game, free-choice
@@ -250,7 +251,7 @@ pub fn main() -> ExitCode {
             };
             play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
         }),
-        Some(Command::Match(args)) => crate::arena::run(&args).map_err(CliError::Arena),
+        Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
         Some(Command::Bench { threads }) => {
             let mut out = io::stdout().lock();
             bench::run(threads as usize, &mut out).map(|_| ())

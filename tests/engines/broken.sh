@@ -6,8 +6,10 @@
 #   garbage  answers `bestmove zz`
 #   exit     exits without answering
 #   silent   never answers
+# and in mode `mute` it answers nothing at all, not even the handshake.
 mode=${1:-illegal}
 while read -r command rest; do
+    [ "$mode" = mute ] && continue
     case $command in
         ugi) echo "id name broken-$mode"; echo ugiok ;;
         uci) echo "id name broken-$mode"; echo uciok ;;
