@@ -1,0 +1,59 @@
+//! "Super 1 al 5" as a [`Game`] for the search.
+//!
+//! Uniform random playouts ([`Game::play_random`]) stay uniform. The
+//! search's winning-move playouts ([`Game::play_winning_or_random`]) are
+//! the capture-first playouts of [`Position::capture_first_move`]: a
+//! winning move, else a random capture, else a random move.
+
+use super::{MAX_MOVES, Move, MoveList, PLY_LIMIT, Position};
+use crate::game::{Game, Outcome, Player};
+
+impl Game for Position {
+    type Move = Move;
+    type Moves = MoveList;
+    const MAX_MOVES: usize = MAX_MOVES;
+    const MAX_PLIES: usize = PLY_LIMIT as usize;
+
+    fn side_to_move(&self) -> Player {
+        Position::side_to_move(self)
+    }
+
+    fn ply(&self) -> u32 {
+        Position::ply(self)
+    }
+
+    #[inline]
+    fn outcome(&self) -> Option<Outcome> {
+        Position::outcome(self)
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        Position::legal_moves(self)
+    }
+
+    #[inline]
+    fn play(&mut self, m: Move) {
+        self.play_unchecked(m);
+    }
+
+    fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
+        Position::random_move(self, rng)
+    }
+
+    fn winning_move(&self) -> Option<Move> {
+        Position::winning_move(self)
+    }
+
+    /// Plays a capture-first move ([`Position::capture_first_move`]):
+    /// uniformly random playouts mostly shuffle pieces until the ply limit,
+    /// so the heuristic playout also prefers captures.
+    fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        match self.capture_first_move(rng) {
+            Some(m) => {
+                self.play_unchecked(m);
+                true
+            }
+            None => false,
+        }
+    }
+}
