@@ -663,6 +663,63 @@ fn play_moves_is_all_or_nothing() {
     );
 }
 
+/// The worked examples of docs/super-1-al-5.md (in its code blocks): each
+/// `position:` is read,
+/// each `move:` tried, and the `gives:`, `error:` and `result:` lines after
+/// it must match.
+#[test]
+fn doc_examples() {
+    const DOC: &str = include_str!("../../docs/super-1-al-5.md");
+    let mut pos = None::<Position>;
+    let mut last = None::<Result<Position, PlayError>>;
+    let mut checked = 0;
+    let mut in_block = false;
+    for (n, line) in DOC.lines().enumerate() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':').filter(|_| in_block) else {
+            continue;
+        };
+        let value = value.trim();
+        let ctx = format!("docs line {}: {line}", n + 1);
+        let current = || pos.unwrap_or_else(|| panic!("{ctx}: no position yet"));
+        match key {
+            "position" => pos = Some(value.parse().unwrap_or_else(|e| panic!("{ctx}: {e}"))),
+            "move" => {
+                let mut after = current();
+                last = Some(after.try_play(mv(value)).map(|()| after));
+            }
+            "gives" => {
+                let after = last.take().expect(&ctx).expect(&ctx);
+                assert_eq!(after.to_string(), value, "{ctx}");
+                pos = Some(after);
+            }
+            "error" => {
+                let err = last.take().expect(&ctx).expect_err(&ctx);
+                assert_eq!(err.to_string(), value, "{ctx}");
+            }
+            "result" => {
+                let result = match current().outcome() {
+                    None => "none",
+                    Some(Outcome::Win(Player::X)) => "x wins",
+                    Some(Outcome::Win(Player::O)) => "o wins",
+                    Some(Outcome::Draw) => "draw",
+                };
+                assert_eq!(result, value, "{ctx}");
+            }
+            _ => continue,
+        }
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked}");
+    assert!(
+        DOC.contains(STARTPOS_FEN),
+        "the doc shows the start position"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // A second, simple reading of the rules, cell by cell, to check the
 // bitboards against.
