@@ -11,7 +11,8 @@
 //! No piece may stop on the four central cells `e4 f4 e5 f5`. A player
 //! left with one piece (or none) loses. The full rules, and the reason for
 //! each choice where the original text leaves one open, are in
-//! `docs/super-1-al-5.md`.
+//! `docs/super-1-al-5.md`; the text of cells, moves and positions is in
+//! [`notation`].
 //!
 //! The cells are numbered `10 * rank + file` (`a1` = 0, `j1` = 9, `j8` =
 //! 79), one bit each of a `u128` per player. [`Position`] is `Copy`; move
@@ -26,17 +27,13 @@
 //! pos.try_play("e2e3".parse().unwrap()).unwrap();
 //! assert_eq!(pos.outcome(), None::<Outcome>);
 //! assert!(pos.try_play("e7e4".parse().unwrap()).is_err()); // a central cell
-//! assert_eq!(perft(&Position::startpos(), 1), 44);
+//! assert_eq!(perft(&Position::startpos(), 2), 1_934);
 //! ```
 
 use crate::game::{Outcome, Player};
 
 mod as_game;
-mod notation;
-
-pub use notation::{
-    FenError, MoveParseError, MovesError, STARTPOS_FEN, SquareParseError, play_moves,
-};
+pub mod notation;
 
 #[cfg(test)]
 mod tests;
@@ -390,14 +387,12 @@ impl Position {
                 for (owner, rank) in [(Player::X, row), (Player::O, 7 - row)] {
                     let square = Square(10 * rank as u8 + file as u8);
                     let points = 0;
-                    pos.put(
-                        square,
-                        Piece {
-                            owner,
-                            number,
-                            points,
-                        },
-                    );
+                    let piece = Piece {
+                        owner,
+                        number,
+                        points,
+                    };
+                    pos.put(square, piece);
                 }
             }
         }

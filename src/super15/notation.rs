@@ -16,7 +16,8 @@
 //! 4. the full-move number, 1 at the start and growing after each `o` move.
 //!
 //! ```
-//! use ultimo::super15::{Position, STARTPOS_FEN, play_moves};
+//! use ultimo::super15::Position;
+//! use ultimo::super15::notation::{STARTPOS_FEN, play_moves};
 //!
 //! assert_eq!(Position::startpos().to_string(), STARTPOS_FEN);
 //! let pos = play_moves(&Position::startpos(), ["e2h5", "e7b4"]).unwrap();

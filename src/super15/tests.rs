@@ -5,6 +5,7 @@
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
+use super::notation::{FenError, MovesError, STARTPOS_FEN, play_moves};
 use super::*;
 use crate::game::Game;
 
