@@ -944,7 +944,7 @@ fn random_games_agree_with_a_simple_generator() {
 // ---------------------------------------------------------------------------
 
 /// The figures in docs/super-1-al-5.md. Run:
-/// `cargo test --release --lib super15::tests::figures -- --ignored --nocapture`
+/// `cargo test --lib super15::tests::figures -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn figures() {
