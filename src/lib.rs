@@ -7,6 +7,8 @@
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
 //!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
+//! - [`super15`]: a second game, "Super 1 al 5", on bitboards: its rules,
+//!   notation and [`game::Game`] implementation; it needs only [`game`].
 //! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
 //!   only; no I/O.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
@@ -26,3 +28,4 @@ pub mod notation;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod super15;
