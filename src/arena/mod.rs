@@ -10,8 +10,8 @@
 //! - [`tally`]: the running score and the summary.
 //!
 //! [`run`] takes a [`Job`]: a match ([`MatchConfig`], the settings as given,
-//! checked here before anything starts) or a replay. The command line that
-//! makes one is `crate::cli::match_cmd`. Errors are [`ArenaError`], which
+//! checked here before anything starts) or a replay. The command line (`ultimo match`)
+//! makes one from its arguments. Errors are [`ArenaError`], which
 //! wraps each module's own error type.
 //!
 //! Each opening is played by a pair of games with colours swapped: in the
