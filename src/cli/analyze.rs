@@ -40,7 +40,8 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
         return Err("the game is over; nothing to analyse".into());
     }
     writeln!(out).map_err(io_err)?;
-    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    let mut searcher =
+        Searcher::new(settings.options.clone(), settings.pos).map_err(|e| e.to_string())?;
     let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;

@@ -57,7 +57,7 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, String> 
         seed: 0,
         ..Options::default()
     };
-    let mut searcher = Searcher::new(options, Position::startpos())?;
+    let mut searcher = Searcher::new(options, Position::startpos()).map_err(|e| e.to_string())?;
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),

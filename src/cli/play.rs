@@ -41,7 +41,8 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Option<Outcome>, String> {
     let io_err = |e: std::io::Error| e.to_string();
-    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
+    let mut searcher =
+        Searcher::new(settings.options.clone(), settings.start).map_err(|e| e.to_string())?;
     let control = Control::new();
     // Positions before each move, for undo.
     let mut history: Vec<Position> = Vec::new();

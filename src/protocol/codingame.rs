@@ -61,7 +61,7 @@ pub fn run(
     log: &mut impl Write,
 ) -> Result<(), String> {
     let mut game = BoardCountTiebreak(Position::startpos());
-    let mut searcher = Searcher::new(settings.options.clone(), game)?;
+    let mut searcher = Searcher::new(settings.options.clone(), game).map_err(|e| e.to_string())?;
     let control = Control::new();
     let mut first = true;
     loop {

@@ -118,7 +118,8 @@ impl Engine {
     /// An engine at the start position with default options.
     pub fn new(out: Output) -> Result<Engine, String> {
         let options = EngineOptions::default();
-        let searcher = Searcher::new(options.search.clone(), Position::startpos())?;
+        let searcher = Searcher::new(options.search.clone(), Position::startpos())
+            .map_err(|e| e.to_string())?;
         Ok(Engine {
             out,
             pos: Position::startpos(),
@@ -229,7 +230,9 @@ impl Engine {
                 if action == options::Action::ClearHash {
                     searcher.clear(pos);
                 }
-                searcher.set_options(new.search.clone(), pos)?;
+                searcher
+                    .set_options(new.search.clone(), pos)
+                    .map_err(|e| e.to_string())?;
                 self.options = new;
             }
             Command::NewGame => {

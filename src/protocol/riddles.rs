@@ -104,7 +104,8 @@ pub fn run(
     out: &mut impl Write,
     log: &mut impl Write,
 ) -> Result<(), String> {
-    let mut searcher = Searcher::new(options.clone(), Position::startpos())?;
+    let mut searcher =
+        Searcher::new(options.clone(), Position::startpos()).map_err(|e| e.to_string())?;
     let control = Control::new();
     let mut state = State::default();
     let mut buf = Vec::new();

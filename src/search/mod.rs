@@ -49,12 +49,14 @@
 //! position actually reached is kept and slid to the front of the arena
 //! (tree reuse); pondering uses the same mechanism.
 
+mod error;
 mod time;
 mod tree;
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub use error::SearchError;
 pub use time::{TimePlan, plan};
 use tree::{DRAW, LOSS, Tree, UNKNOWN, WIN, bytes_per_node};
 
@@ -464,7 +466,7 @@ pub struct Searcher<G: Game> {
 
 impl<G: Game> Searcher<G> {
     /// A searcher with these options, its trees at `root`.
-    pub fn new(options: Options, root: G) -> Result<Self, String> {
+    pub fn new(options: Options, root: G) -> Result<Self, SearchError> {
         let mut s = Searcher {
             options: Options::default(),
             trees: Vec::new(),
@@ -480,12 +482,12 @@ impl<G: Game> Searcher<G> {
     }
 
     /// Changes the options; threads and hash changes rebuild the trees.
-    pub fn set_options(&mut self, options: Options, root: G) -> Result<(), String> {
+    pub fn set_options(&mut self, options: Options, root: G) -> Result<(), SearchError> {
         if options.threads == 0 {
-            return Err("threads must be at least 1".into());
+            return Err(SearchError::NoThreads);
         }
         if options.hash_mb == 0 {
-            return Err("hash must be at least 1 MiB".into());
+            return Err(SearchError::NoHash);
         }
         let rebuild = options.threads != self.options.threads
             || options.hash_mb != self.options.hash_mb
@@ -496,7 +498,10 @@ impl<G: Game> Searcher<G> {
                     .num_threads(options.threads - 1)
                     .thread_name(|i| format!("ultimo-search-{}", i + 1))
                     .build()
-                    .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
+                    .map_err(|source| SearchError::ThreadPool {
+                        threads: options.threads,
+                        source,
+                    })?;
                 Some(pool)
             } else {
                 None
@@ -526,7 +531,11 @@ impl<G: Game> Searcher<G> {
         Ok(())
     }
 
-    fn build_trees(options: &Options, capacity: usize, root: G) -> Result<Vec<Tree<G>>, String> {
+    fn build_trees(
+        options: &Options,
+        capacity: usize,
+        root: G,
+    ) -> Result<Vec<Tree<G>>, SearchError> {
         (0..options.threads)
             .map(|i| Tree::new(capacity, root, options.seed.wrapping_add(i as u64)))
             .collect()

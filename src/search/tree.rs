@@ -10,7 +10,7 @@
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use super::{Params, Playout};
+use super::{Params, Playout, SearchError};
 use crate::game::{Game, Outcome, Player};
 
 /// Proof states, from the point of view of the player who moved into the
@@ -111,7 +111,7 @@ pub(crate) struct Tree<G: Game> {
 impl<G: Game> Tree<G> {
     /// A tree holding at most `capacity` nodes (at least room for the root
     /// and its children).
-    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, String> {
+    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, SearchError> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
         let mut nodes = Vec::new();
@@ -119,7 +119,9 @@ impl<G: Game> Tree<G> {
         let mut prefix = Vec::new();
         let failed = |_| {
             let mib = capacity as f64 * bytes_per_node::<G::Move>() / (1024.0 * 1024.0);
-            format!("cannot allocate a search tree of {mib:.0} MiB")
+            SearchError::TreeAlloc {
+                mib: mib.round() as u64,
+            }
         };
         nodes.try_reserve_exact(capacity).map_err(failed)?;
         live.try_reserve_exact(words).map_err(failed)?;
