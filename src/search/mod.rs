@@ -50,6 +50,7 @@
 //! (tree reuse); pondering uses the same mechanism.
 
 mod error;
+mod memory;
 mod time;
 mod tree;
 
@@ -57,6 +58,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub use error::SearchError;
+use memory::Memory;
 pub use time::{TimePlan, plan};
 use tree::{DRAW, LOSS, Tree, UNKNOWN, WIN, bytes_per_node};
 
@@ -457,22 +459,37 @@ const PUBLISH_EVERY: u32 = 1024;
 /// Longest PV reported.
 const MAX_PV: usize = 32;
 
+/// The most search threads (trees) a searcher takes.
+pub const MAX_THREADS: usize = 256;
+
 /// The search: one tree per thread, kept between moves.
 pub struct Searcher<G: Game> {
     options: Options,
+    /// One per thread; never empty once the searcher exists.
     trees: Vec<Tree<G>>,
     pool: Option<rayon::ThreadPool>,
+    /// Reads the machine's memory (a stand-in in tests).
+    memory: fn() -> Option<Memory>,
 }
 
 impl<G: Game> Searcher<G> {
     /// A searcher with these options, its trees at `root`.
     pub fn new(options: Options, root: G) -> Result<Self, SearchError> {
+        Self::with_memory(options, root, memory::probe)
+    }
+
+    fn with_memory(
+        options: Options,
+        root: G,
+        memory: fn() -> Option<Memory>,
+    ) -> Result<Self, SearchError> {
         let mut s = Searcher {
-            options: Options::default(),
+            options: options.clone(),
             trees: Vec::new(),
             pool: None,
+            memory,
         };
-        s.set_options(options, root)?;
+        s.rebuild(&options, root)?;
         Ok(s)
     }
 
@@ -482,52 +499,107 @@ impl<G: Game> Searcher<G> {
     }
 
     /// Changes the options; threads and hash changes rebuild the trees.
+    /// On error nothing changes (see [`SearchError`]).
+    ///
+    /// The trees of all threads together stay within the hash size, which
+    /// must fit in the machine's memory: the memory available now plus
+    /// what the current trees use.
     pub fn set_options(&mut self, options: Options, root: G) -> Result<(), SearchError> {
-        if options.threads == 0 {
-            return Err(SearchError::NoThreads);
-        }
-        if options.hash_mb == 0 {
-            return Err(SearchError::NoHash);
-        }
-        let rebuild = options.threads != self.options.threads
-            || options.hash_mb != self.options.hash_mb
-            || self.trees.is_empty();
-        if rebuild {
-            let pool = if options.threads > 1 {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(options.threads - 1)
-                    .thread_name(|i| format!("ultimo-search-{}", i + 1))
-                    .build()
-                    .map_err(|source| SearchError::ThreadPool {
-                        threads: options.threads,
-                        source,
-                    })?;
-                Some(pool)
-            } else {
-                None
-            };
-            let bytes = options.hash_mb as f64 * 1024.0 * 1024.0;
-            let capacity = (bytes / bytes_per_node::<G::Move>() / options.threads as f64) as usize;
-            // Free the old trees first, so that old and new never coexist.
-            self.trees.clear();
-            self.trees.shrink_to_fit();
-            match Self::build_trees(&options, capacity, root) {
-                Ok(trees) => self.trees = trees,
-                Err(e) => {
-                    // Go back to the previous size, which fitted before.
-                    let old = self.options.clone();
-                    if !(old.threads == 0 || old.hash_mb == 0) {
-                        let bytes = old.hash_mb as f64 * 1024.0 * 1024.0;
-                        let cap =
-                            (bytes / bytes_per_node::<G::Move>() / old.threads as f64) as usize;
-                        self.trees = Self::build_trees(&old, cap, root)?;
-                    }
-                    return Err(e);
-                }
-            }
-            self.pool = pool;
+        if options.threads != self.options.threads || options.hash_mb != self.options.hash_mb {
+            self.rebuild(&options, root)?;
         }
         self.options = options;
+        Ok(())
+    }
+
+    /// Checks the thread count and hash size of `options` and replaces the
+    /// trees and the thread pool by new ones of those sizes.
+    fn rebuild(&mut self, options: &Options, root: G) -> Result<(), SearchError> {
+        let (threads, hash_mb) = (options.threads, options.hash_mb);
+        if threads == 0 {
+            return Err(SearchError::NoThreads);
+        }
+        if threads > MAX_THREADS {
+            return Err(SearchError::TooManyThreads {
+                threads,
+                max: MAX_THREADS,
+            });
+        }
+        if hash_mb == 0 {
+            return Err(SearchError::NoHash);
+        }
+        let capacity = tree::capacity_for::<G::Move>(hash_mb, threads);
+        if capacity > tree::MAX_NODES {
+            return Err(SearchError::TreeTooLarge {
+                hash_mb,
+                threads,
+                max_mb: (tree::MAX_NODES as f64 * bytes_per_node::<G::Move>() / tree::MIB) as u64,
+            });
+        }
+        let needed = capacity as f64 * bytes_per_node::<G::Move>() * threads as f64;
+        // Whether the new trees fit in memory while the old ones still
+        // exist, as if all of both were in use (unknown without figures).
+        let mut both_fit = false;
+        if let Some(mem) = (self.memory)() {
+            // The trees' memory once they are full, against what the machine
+            // has left plus what the current trees hold (freed with them).
+            let in_use: f64 = self.trees.iter().map(|t| t.bytes_in_use()).sum();
+            let usable = (mem.available as f64 + in_use).min(mem.total as f64);
+            if needed > usable {
+                return Err(SearchError::NotEnoughMemory {
+                    hash_mb,
+                    available_mb: (usable / tree::MIB) as u64,
+                });
+            }
+            let reserved =
+                self.tree_capacity() as f64 * bytes_per_node::<G::Move>() * self.trees.len() as f64;
+            both_fit = needed + reserved <= usable;
+        }
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .thread_name(|i| format!("ultimo-search-{}", i + 1))
+                .build()
+                .map_err(|source| SearchError::ThreadPool { threads, source })?;
+            Some(pool)
+        } else {
+            None
+        };
+        // New trees first, while the old ones stay: a failure then leaves
+        // everything as it was.
+        let trees = match Self::build_trees(options, capacity, root) {
+            Ok(trees) => trees,
+            Err(e) if self.trees.is_empty() || both_fit => return Err(e),
+            Err(_) => {
+                // Old and new may not fit together (on a system that commits
+                // memory when it is reserved): free the old trees and try
+                // again.
+                let old_capacity = self.tree_capacity();
+                let old_count = self.trees.len();
+                self.trees = Vec::new();
+                match Self::build_trees(options, capacity, root) {
+                    Ok(trees) => trees,
+                    Err(e) => {
+                        // Back to the old sizes; the old contents are gone.
+                        // If even that fails, the smallest trees: a searcher
+                        // always has one tree per thread.
+                        let old = Options {
+                            threads: old_count,
+                            ..self.options.clone()
+                        };
+                        self.trees =
+                            Self::build_trees(&old, old_capacity, root).unwrap_or_else(|_| {
+                                (0..old_count)
+                                    .map(|i| Tree::minimal(root, old.seed.wrapping_add(i as u64)))
+                                    .collect()
+                            });
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        self.trees = trees;
+        self.pool = pool;
         Ok(())
     }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
+use super::memory::Memory;
 use super::*;
 use crate::rules::{Move, Position};
 
@@ -524,4 +525,170 @@ fn depth_limit_ends_when_the_best_move_is_proven() {
         report.lines[0].proven.is_some() || report.depth >= 6,
         "{report:?}"
     );
+}
+
+fn options(threads: usize, hash_mb: usize) -> Options {
+    Options {
+        threads,
+        hash_mb,
+        ..Options::default()
+    }
+}
+
+/// A stand-in for a machine with 24 GiB of memory, 20 GiB of it available.
+fn machine_24g() -> Option<Memory> {
+    Some(Memory {
+        total: 24 << 30,
+        available: 20 << 30,
+    })
+}
+
+/// A stand-in for a machine with 100 MiB of memory, 90 MiB available.
+fn machine_100m() -> Option<Memory> {
+    Some(Memory {
+        total: 100 << 20,
+        available: 90 << 20,
+    })
+}
+
+/// Regression: a failed resize freed the old trees first, losing them.
+#[test]
+fn failed_resize_keeps_the_trees() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    run(&mut s, &start, &nodes(5_000));
+    let capacity = s.tree_capacity();
+    tree::alloc_hook::refuse_above(20.0 * tree::MIB);
+    let err = s.set_options(options(1, 64), start).unwrap_err();
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 64 }), "{err}");
+    assert_eq!(err.to_string(), "cannot allocate a search tree of 64 MiB");
+    assert_eq!(s.options(), &options(1, 16));
+    assert_eq!(s.tree_capacity(), capacity);
+    assert_eq!(s.trees[0].root().visits, 5_000, "the tree is kept");
+    assert_eq!(run(&mut s, &start, &nodes(1_000)).nodes, 1_000);
+}
+
+/// Regression: when the rollback to the old size failed too, the searcher
+/// was left without trees and the next search panicked.
+#[test]
+fn failed_resize_without_room_for_both_still_has_trees() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(2, 48), start, machine_100m).unwrap();
+    let capacity = s.tree_capacity();
+    // 64 + 48 MiB do not fit in 90: the old trees go first; the new ones
+    // fail, and the old sizes come back.
+    tree::alloc_hook::refuse_above(30.0 * tree::MIB);
+    let err = s.set_options(options(2, 64), start).unwrap_err();
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 32 }), "{err}");
+    assert_eq!(s.options(), &options(2, 48));
+    assert_eq!(s.tree_capacity(), capacity);
+    assert_eq!(s.trees.len(), 2);
+    // Now even the old size fails: the smallest trees, still one a thread.
+    tree::alloc_hook::refuse_above(1.0 * tree::MIB);
+    let err = s.set_options(options(2, 64), start).unwrap_err();
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    assert!(matches!(err, SearchError::TreeAlloc { .. }), "{err}");
+    assert_eq!(s.options(), &options(2, 48));
+    assert_eq!(s.trees.len(), 2);
+    let report = run(&mut s, &start, &nodes(2_000));
+    assert_eq!(report.nodes, 2_000);
+    assert!(report.best_move().is_some());
+}
+
+/// Regression: a failed `Searcher::new` allocated trees of the default
+/// size (256 MiB) as a rollback, only to throw them away.
+#[test]
+fn failed_new_allocates_nothing_else() {
+    tree::alloc_hook::take_asked();
+    tree::alloc_hook::refuse_above(1.0 * tree::MIB);
+    let result = Searcher::with_memory(options(1, 64), Position::startpos(), machine_24g);
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    let err = result.err().expect("the allocation fails");
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 64 }), "{err}");
+    let asked: Vec<u64> = tree::alloc_hook::take_asked()
+        .iter()
+        .map(|b| (b / tree::MIB).round() as u64)
+        .collect();
+    assert_eq!(asked, [64], "one attempt, at the size asked for");
+}
+
+/// Regression: `Threads 256` then `Hash 65536` was accepted (64 GiB on a
+/// 24 GiB machine) while the other order was refused. The total is checked
+/// against the machine's memory whatever the order.
+#[test]
+fn hash_and_threads_are_checked_together_in_any_order() {
+    let start = Position::startpos();
+    let refused = "hash of 65536 MiB is more than this machine can hold: \
+                   20480 MiB of memory available";
+    let mut a = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    a.set_options(options(256, 16), start).unwrap();
+    let err = a.set_options(options(256, 65536), start).unwrap_err();
+    assert!(matches!(err, SearchError::NotEnoughMemory { .. }), "{err}");
+    assert_eq!(err.to_string(), refused);
+    assert_eq!(a.options(), &options(256, 16));
+    assert_eq!(a.trees.len(), 256);
+
+    let mut b = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    let err = b.set_options(options(1, 65536), start).unwrap_err();
+    assert_eq!(err.to_string(), refused);
+    b.set_options(options(256, 16), start).unwrap();
+    assert_eq!(b.options(), a.options());
+
+    // What fits is accepted in any order.
+    for threads in [1, 4] {
+        let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+        s.set_options(options(threads, 16), start).unwrap();
+        s.set_options(options(threads, 64), start).unwrap();
+        assert_eq!(s.trees.len(), threads);
+    }
+}
+
+/// The memory the current trees use is freed with them, so it counts as
+/// available for their replacement.
+#[test]
+fn the_trees_memory_counts_as_available() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 60), start, machine_100m).unwrap();
+    run(&mut s, &start, &nodes(100_000));
+    let in_use_mb = (s.trees[0].bytes_in_use() / tree::MIB) as usize;
+    assert!(in_use_mb >= 2, "{in_use_mb} MiB");
+    // The machine now has 40 MiB left besides the tree.
+    s.memory = || {
+        Some(Memory {
+            total: 100 << 20,
+            available: 40 << 20,
+        })
+    };
+    let err = s
+        .set_options(options(2, 40 + in_use_mb + 1), start)
+        .unwrap_err();
+    assert!(matches!(err, SearchError::NotEnoughMemory { .. }), "{err}");
+    s.set_options(options(2, 40 + in_use_mb), start).unwrap();
+}
+
+#[test]
+fn bad_sizes_are_refused() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    let cases = [
+        (options(0, 16), "threads must be at least 1"),
+        (options(257, 16), "threads must be at most 256, got 257"),
+        (options(1, 0), "hash must be at least 1 MiB"),
+    ];
+    for (o, want) in cases {
+        assert_eq!(s.set_options(o, start).unwrap_err().to_string(), want);
+    }
+    let huge = options(1, 70_000);
+    let mut big = Searcher::with_memory(options(1, 16), start, || {
+        Some(Memory {
+            total: u64::MAX,
+            available: u64::MAX,
+        })
+    })
+    .unwrap();
+    let err = big.set_options(huge, start).unwrap_err();
+    assert!(matches!(err, SearchError::TreeTooLarge { .. }), "{err}");
+    assert!(err.to_string().contains("set more threads or less hash"));
+    assert_eq!(s.options(), &options(1, 16), "nothing changed");
 }

@@ -77,10 +77,51 @@ pub(crate) fn bytes_per_node<M>() -> f64 {
     std::mem::size_of::<Node<M>>() as f64 + 1.5 / 8.0
 }
 
+/// Bytes in a MiB.
+pub(crate) const MIB: f64 = 1024.0 * 1024.0;
+
+/// The most nodes one tree can index (node indices are `u32`).
+pub(crate) const MAX_NODES: usize = u32::MAX as usize;
+
+/// Nodes each of `threads` trees may hold for the trees and their scratch
+/// to stay within `hash_mb` MiB in all.
+pub(crate) fn capacity_for<M>(hash_mb: usize, threads: usize) -> usize {
+    (hash_mb as f64 * MIB / bytes_per_node::<M>() / threads.max(1) as f64) as usize
+}
+
+/// Test seam: makes tree allocations fail above a size, per thread, and
+/// records the sizes asked for.
+#[cfg(test)]
+pub(crate) mod alloc_hook {
+    use std::cell::{Cell, RefCell};
+
+    thread_local! {
+        static LIMIT: Cell<f64> = const { Cell::new(f64::INFINITY) };
+        static ASKED: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Trees of more than `bytes` fail to allocate on this thread.
+    pub fn refuse_above(bytes: f64) {
+        LIMIT.with(|l| l.set(bytes));
+    }
+
+    /// The sizes of the trees this thread asked for since the last call.
+    pub fn take_asked() -> Vec<f64> {
+        ASKED.with(|a| std::mem::take(&mut *a.borrow_mut()))
+    }
+
+    pub(super) fn refuses(bytes: f64) -> bool {
+        ASKED.with(|a| a.borrow_mut().push(bytes));
+        bytes > LIMIT.with(|l| l.get())
+    }
+}
+
 /// A search tree over game `G`, with its own random generator.
 pub(crate) struct Tree<G: Game> {
     nodes: Vec<Node<G::Move>>,
     capacity: usize,
+    /// The most nodes the tree has held (see `bytes_in_use`).
+    peak: usize,
     root_pos: G,
     /// Compaction scratch, sized once for the capacity.
     live: Vec<u64>,
@@ -110,25 +151,31 @@ pub(crate) struct Tree<G: Game> {
 
 impl<G: Game> Tree<G> {
     /// A tree holding at most `capacity` nodes (at least room for the root
-    /// and its children).
+    /// and its children). Its memory is reserved at once, and the reserve
+    /// failing is an error, not an abort.
     pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, SearchError> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
+        let failed = SearchError::TreeAlloc {
+            mib: (capacity as f64 * bytes_per_node::<G::Move>() / MIB).round() as u64,
+        };
+        #[cfg(test)]
+        if alloc_hook::refuses(capacity as f64 * bytes_per_node::<G::Move>()) {
+            return Err(failed);
+        }
         let mut nodes = Vec::new();
         let mut live = Vec::new();
         let mut prefix = Vec::new();
-        let failed = |_| {
-            let mib = capacity as f64 * bytes_per_node::<G::Move>() / (1024.0 * 1024.0);
-            SearchError::TreeAlloc {
-                mib: mib.round() as u64,
-            }
-        };
-        nodes.try_reserve_exact(capacity).map_err(failed)?;
-        live.try_reserve_exact(words).map_err(failed)?;
-        prefix.try_reserve_exact(words).map_err(failed)?;
+        let reserved = nodes.try_reserve_exact(capacity).is_ok()
+            && live.try_reserve_exact(words).is_ok()
+            && prefix.try_reserve_exact(words).is_ok();
+        if !reserved {
+            return Err(failed);
+        }
         let mut tree = Tree {
             nodes,
             capacity,
+            peak: 0,
             root_pos,
             live,
             prefix,
@@ -147,8 +194,28 @@ impl<G: Game> Tree<G> {
         Ok(tree)
     }
 
+    /// The smallest tree (the root and its children), for when no larger
+    /// one can be had. Its few kilobytes are allocated like any small
+    /// value: failing that aborts the process, as in all of Rust.
+    pub fn minimal(root_pos: G, seed: u64) -> Self {
+        match Self::new(0, root_pos, seed) {
+            Ok(tree) => tree,
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::array::<Node<G::Move>>(G::MAX_MOVES + 1)
+                    .unwrap_or(std::alloc::Layout::new::<Node<G::Move>>()),
+            ),
+        }
+    }
+
+    /// Bytes of memory the tree has actually used so far (the reserve's
+    /// pages that were written), as opposed to reserved.
+    pub fn bytes_in_use(&self) -> f64 {
+        self.peak.max(self.nodes.len()) as f64 * bytes_per_node::<G::Move>()
+    }
+
     /// Forgets everything and starts over at `root_pos`.
     pub fn reset(&mut self, root_pos: G) {
+        self.peak = self.peak.max(self.nodes.len());
         self.nodes.clear();
         self.nodes.push(Node::new(G::Move::default()));
         self.root_pos = root_pos;
@@ -224,6 +291,7 @@ impl<G: Game> Tree<G> {
     /// live nodes and its prefix counts as the forwarding table.
     fn compact(&mut self, new_root: usize) {
         let len = self.nodes.len();
+        self.peak = self.peak.max(len);
         let words = len.div_ceil(64);
         self.live.clear();
         self.live.resize(words, 0);
