@@ -60,9 +60,9 @@ use std::time::{Duration, Instant};
 pub use error::SearchError;
 use memory::Memory;
 pub use time::{TimePlan, plan};
-use tree::{DRAW, LOSS, Tree, UNKNOWN, WIN, bytes_per_node};
+use tree::{Tree, bytes_per_node};
 
-use crate::game::Game;
+use crate::game::{Game, Verdict};
 
 /// How playouts choose moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -198,23 +198,20 @@ impl Control {
     }
 }
 
-/// A proven result of a root move, with the plies from the root to the end.
+/// A proven result of a root move for the side to move, with the plies
+/// from the root to the end under best play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Proven {
-    /// The move wins; the game ends after this many plies.
-    Win(u32),
-    /// The move loses.
-    Loss(u32),
-    /// The move draws.
-    Draw(u32),
+pub struct Proven {
+    /// Whether the move wins, draws or loses.
+    pub verdict: Verdict,
+    /// Plies until the game ends, this move included.
+    pub plies: u32,
 }
 
 impl Proven {
     /// Moves of the side to move until the end (`mate N` counts these).
     pub fn moves(self) -> u32 {
-        match self {
-            Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p.div_ceil(2),
-        }
+        self.plies.div_ceil(2)
     }
 }
 
@@ -276,6 +273,26 @@ impl<M: Copy> Report<M> {
     }
 }
 
+/// A proof as a byte, for the atomics of [`Share`].
+fn encode_proof(proof: Option<Verdict>) -> u8 {
+    match proof {
+        None => 0,
+        Some(Verdict::Win) => 1,
+        Some(Verdict::Loss) => 2,
+        Some(Verdict::Draw) => 3,
+    }
+}
+
+/// The proof [`encode_proof`] made `byte` from.
+fn decode_proof(byte: u8) -> Option<Verdict> {
+    match byte {
+        1 => Some(Verdict::Win),
+        2 => Some(Verdict::Loss),
+        3 => Some(Verdict::Draw),
+        _ => None,
+    }
+}
+
 /// Root statistics one thread publishes for the thread that reports.
 struct Share {
     /// The thread's iteration budget, if any.
@@ -289,7 +306,7 @@ struct Share {
     hashfull: AtomicU32,
     /// Per root child: visits, score, wins, draws, losses.
     stats: Vec<[AtomicU32; 5]>,
-    /// Per root child: proof and distance.
+    /// Per root child: proof (see [`encode_proof`]) and distance.
     proof: Vec<[AtomicU8; 2]>,
 }
 
@@ -298,7 +315,7 @@ impl Share {
         Share {
             quota,
             iterations: AtomicU64::new(0),
-            root_proof: AtomicU8::new(UNKNOWN),
+            root_proof: AtomicU8::new(encode_proof(None)),
             playouts: AtomicU64::new(0),
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
@@ -311,7 +328,7 @@ impl Share {
     fn publish<G: Game>(&self, tree: &Tree<G>) {
         let r = Ordering::Relaxed;
         self.iterations.store(tree.iterations, r);
-        self.root_proof.store(tree.root().proof, r);
+        self.root_proof.store(encode_proof(tree.root().proof), r);
         self.playouts.store(tree.playouts, r);
         self.depth_sum.store(tree.depth_sum, r);
         self.max_depth.store(tree.max_depth, r);
@@ -322,7 +339,7 @@ impl Share {
             for (slot, v) in self.stats[k].iter().zip([node.visits, node.score, w, d, l]) {
                 slot.store(v, r);
             }
-            self.proof[k][0].store(node.proof, r);
+            self.proof[k][0].store(encode_proof(node.proof), r);
             self.proof[k][1].store(node.dist, r);
         }
     }
@@ -338,7 +355,7 @@ impl Share {
                 visits,
                 score,
                 [w, d, l],
-                self.proof[k][0].load(r),
+                decode_proof(self.proof[k][0].load(r)),
                 self.proof[k][1].load(r),
             );
         }
@@ -355,19 +372,47 @@ fn sum_shares(shares: &[Share]) -> Vec<ChildSum> {
     sums
 }
 
-/// One line per allowed root child of `tree`, best first, with its PV.
-fn ordered_lines<G: Game>(
+/// The report from the threads' published statistics: one line per root
+/// child that `tree` allows, best first, each with its PV from `pv_of`
+/// (given the child's number).
+fn build_report<G: Game>(
+    shares: &[Share],
     tree: &Tree<G>,
-    sums: &[ChildSum],
+    elapsed: Duration,
     pv_of: impl Fn(usize) -> Vec<G::Move>,
-) -> Vec<Line<G::Move>> {
+) -> Report<G::Move> {
+    let r = Ordering::Relaxed;
+    let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
+    for s in shares {
+        nodes += s.iterations.load(r);
+        playouts += s.playouts.load(r);
+        depth_sum += s.depth_sum.load(r);
+        seldepth = seldepth.max(s.max_depth.load(r));
+        full = full.max(s.hashfull.load(r));
+    }
+    let sums = sum_shares(shares);
     let first = tree.root().first_child as usize;
     let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
     order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
-    order
+    let lines = order
         .into_iter()
         .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
-        .collect()
+        .collect();
+    Report {
+        lines,
+        nodes,
+        elapsed,
+        depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
+        seldepth,
+        hashfull: full,
+    }
+}
+
+/// The PV from node `child` of `tree` (the move into it first).
+fn pv_through<G: Game>(tree: &Tree<G>, child: usize) -> Vec<G::Move> {
+    let mut pv = vec![tree.node(child).mv];
+    pv.extend(tree.pv_from(child, MAX_PV - 1));
+    pv
 }
 
 fn hashfull<G: Game>(tree: &Tree<G>) -> u32 {
@@ -380,51 +425,43 @@ struct ChildSum {
     visits: u64,
     score: u64,
     wdl: [u64; 3],
-    proof: u8,
+    proof: Option<Verdict>,
     dist: u8,
 }
 
 impl ChildSum {
-    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: u8, dist: u8) {
+    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: Option<Verdict>, dist: u8) {
         self.visits += visits as u64;
         self.score += score as u64;
         for (a, b) in self.wdl.iter_mut().zip(wdl) {
             *a += b as u64;
         }
-        if proof != UNKNOWN && self.proof == UNKNOWN {
+        if proof.is_some() && self.proof.is_none() {
             self.proof = proof;
             self.dist = dist;
         }
     }
 
-    /// Ordering key: larger is better (see `tree::best_child`).
+    /// Ordering key: larger is better (the same as `tree::best_child`'s).
     fn key(&self) -> (u8, i64, u64, u64) {
-        match self.proof {
-            WIN => (2, -(self.dist as i64), 0, 0),
-            LOSS => (0, self.dist as i64, 0, 0),
-            _ => (1, 0, self.visits, self.score),
-        }
+        tree::preference(self.proof, self.dist, self.visits, self.score)
     }
 
     fn line<M>(&self, mv: M, pv: Vec<M>) -> Line<M> {
-        let proven = match self.proof {
-            WIN => Some(Proven::Win(self.dist as u32 + 1)),
-            LOSS => Some(Proven::Loss(self.dist as u32 + 1)),
-            DRAW => Some(Proven::Draw(self.dist as u32 + 1)),
-            _ => None,
-        };
+        let proven = self.proof.map(|verdict| Proven {
+            verdict,
+            plies: self.dist as u32 + 1,
+        });
         let q = match self.proof {
-            WIN => 1.0,
-            LOSS => 0.0,
-            DRAW => 0.5,
-            _ if self.visits == 0 => 0.5,
-            _ => self.score as f64 / (2.0 * self.visits as f64),
+            Some(v) => v.score(),
+            None if self.visits == 0 => 0.5,
+            None => self.score as f64 / (2.0 * self.visits as f64),
         };
         let wdl = match self.proof {
-            WIN => [1000, 0, 0],
-            LOSS => [0, 0, 1000],
-            DRAW => [0, 1000, 0],
-            _ => permille(self.wdl, q),
+            Some(Verdict::Win) => [1000, 0, 0],
+            Some(Verdict::Loss) => [0, 0, 1000],
+            Some(Verdict::Draw) => [0, 1000, 0],
+            None => permille(self.wdl, q),
         };
         Line {
             mv,
@@ -702,48 +739,24 @@ impl<G: Game> Searcher<G> {
     fn report(&self, start: Instant) -> Report<G::Move> {
         let main_tree = &self.trees[0];
         let n = main_tree.root().num_children as usize;
-        let mut sums = vec![ChildSum::default(); n];
-        let mut nodes = 0;
-        let mut depth_sum = 0;
-        let mut playouts = 0;
-        let mut seldepth = 0;
-        let mut full = 0;
-        for tree in &self.trees {
-            nodes += tree.iterations;
-            depth_sum += tree.depth_sum;
-            playouts += tree.playouts;
-            seldepth = seldepth.max(tree.max_depth);
-            full = full.max(hashfull(tree));
-            for (k, c) in tree.root().children().enumerate().take(n) {
-                let node = tree.node(c);
-                sums[k].add(
-                    node.visits,
-                    node.score,
-                    tree.root_wdl[k],
-                    node.proof,
-                    node.dist,
-                );
-            }
-        }
-        let lines = ordered_lines(main_tree, &sums, |k| {
+        let shares: Vec<Share> = self
+            .trees
+            .iter()
+            .map(|tree| {
+                let share = Share::new(n, None);
+                share.publish(tree);
+                share
+            })
+            .collect();
+        build_report(&shares, main_tree, start.elapsed(), |k| {
             let (tree, child) = self
                 .trees
                 .iter()
                 .map(|t| (t, t.root().first_child as usize + k))
                 .max_by_key(|(t, c)| t.node(*c).visits)
                 .expect("at least one tree");
-            let mut pv = vec![tree.node(child).mv];
-            pv.extend(tree.pv_from(child, MAX_PV - 1));
-            pv
-        });
-        Report {
-            lines,
-            nodes,
-            elapsed: start.elapsed(),
-            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
-            seldepth,
-            hashfull: full,
-        }
+            pv_through(tree, child)
+        })
     }
 }
 
@@ -769,7 +782,7 @@ fn worker<G: Game>(tree: &mut Tree<G>, share: &Share, quota: Option<u64>, ctx: &
     let mut since_publish = 0;
     while !ctx.stopped() {
         let exhausted = quota.is_some_and(|q| tree.iterations >= q);
-        if exhausted || tree.root().proof != UNKNOWN {
+        if exhausted || tree.root().proof.is_some() {
             // Nothing left to do; wait for the reporting thread.
             share.publish(tree);
             std::thread::sleep(Duration::from_micros(200));
@@ -832,7 +845,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 continue;
             }
             for _ in 0..CHECK_EVERY {
-                if ctx.control.is_stopped() || tree.root().proof != UNKNOWN {
+                if ctx.control.is_stopped() || tree.root().proof.is_some() {
                     break;
                 }
                 if quota.is_some_and(|q| tree.iterations >= q) {
@@ -857,19 +870,20 @@ impl<G: Game> MainLoop<'_, '_, G> {
 
     /// Whether any tree has proven the root (proofs hold in every tree).
     fn root_proven(&self, tree: &Tree<G>) -> bool {
-        if tree.root().proof != UNKNOWN {
+        if tree.root().proof.is_some() {
             return true;
         }
         // A root child proven a win in any tree proves the root.
+        let win = encode_proof(Some(Verdict::Win));
         self.shares
             .iter()
-            .any(|s| s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == WIN))
+            .any(|s| s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == win))
     }
 
     /// With node quotas, whether every other thread has spent its own.
     fn others_finished(&self) -> bool {
         self.shares.iter().all(|s| {
-            s.root_proof.load(Ordering::Relaxed) != UNKNOWN
+            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
                 || s.quota
                     .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
         })
@@ -919,7 +933,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
         sum_shares(self.shares)
             .into_iter()
             .max_by_key(|c| c.key())
-            .is_some_and(|c| c.proof != UNKNOWN)
+            .is_some_and(|c| c.proof.is_some())
     }
 
     fn total_iterations(&self) -> u64 {
@@ -951,30 +965,10 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// Current results from the published statistics, PVs from this
     /// thread's tree.
     fn snapshot(&self, tree: &Tree<G>) -> Report<G::Move> {
-        let r = Ordering::Relaxed;
-        let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
-        for s in self.shares {
-            nodes += s.iterations.load(r);
-            playouts += s.playouts.load(r);
-            depth_sum += s.depth_sum.load(r);
-            seldepth = seldepth.max(s.max_depth.load(r));
-            full = full.max(s.hashfull.load(r));
-        }
-        let sums = sum_shares(self.shares);
         let first = tree.root().first_child as usize;
-        let lines = ordered_lines(tree, &sums, |k| {
-            let mut pv = vec![tree.node(first + k).mv];
-            pv.extend(tree.pv_from(first + k, MAX_PV - 1));
-            pv
-        });
-        Report {
-            lines,
-            nodes,
-            elapsed: self.start.elapsed(),
-            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
-            seldepth,
-            hashfull: full,
-        }
+        build_report(self.shares, tree, self.start.elapsed(), |k| {
+            pv_through(tree, first + k)
+        })
     }
 }
 

@@ -1,7 +1,7 @@
 //! Search tests: the solver against exhaustive search, limits, memory,
 //! determinism, tree reuse and stopping.
 
-use crate::game::Outcome;
+use crate::game::{Outcome, Verdict};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -90,7 +90,13 @@ fn immediate_win_is_played_at_once() {
             Some(Outcome::Win(pos.side_to_move())),
             "{pos}"
         );
-        assert_eq!(report.lines[0].proven, Some(Proven::Win(1)));
+        assert_eq!(
+            report.lines[0].proven,
+            Some(Proven {
+                verdict: Verdict::Win,
+                plies: 1
+            })
+        );
         assert!(report.nodes < 1_000, "stopped at once: {}", report.nodes);
     }
 }
@@ -101,7 +107,11 @@ fn forced_win_in_two_is_proven() {
         let mut s = searcher(1, 64, 1);
         let report = run(&mut s, &pos, &nodes(2_000_000));
         // MCTS-Solver proves a win, not always the shortest one.
-        let Some(Proven::Win(plies)) = report.lines[0].proven else {
+        let Some(Proven {
+            verdict: Verdict::Win,
+            plies,
+        }) = report.lines[0].proven
+        else {
             panic!("{pos}: no proven win: {:?}", report.lines[0]);
         };
         assert!(plies >= 3 && plies % 2 == 1, "{pos}: {plies}");
@@ -143,18 +153,17 @@ fn proofs_agree_with_exhaustive_search() {
         let report = run(&mut s, &pos, &nodes(30_000));
         for line in &report.lines {
             let Some(proven) = line.proven else { continue };
-            let plies = match proven {
-                Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p,
-            };
+            let plies = proven.plies;
             if plies > 7 {
                 continue;
             }
             let mut child = pos;
             child.play(line.mv);
-            let want = match proven {
-                Proven::Win(_) => -1,
-                Proven::Loss(_) => 1,
-                Proven::Draw(_) => 0,
+            // The result for the opponent, who moves after `line.mv`.
+            let want = match proven.verdict {
+                Verdict::Win => -1,
+                Verdict::Loss => 1,
+                Verdict::Draw => 0,
             };
             assert_eq!(
                 solve(&child, plies - 1),
@@ -247,7 +256,10 @@ fn memory_bound_is_honoured() {
     // The search still finds a forced win with a full tree.
     let pos = forced_wins(3, 1)[0];
     let report = run(&mut s, &pos, &nodes(400_000));
-    assert!(matches!(report.lines[0].proven, Some(Proven::Win(_))));
+    assert_eq!(
+        report.lines[0].proven.map(|p| p.verdict),
+        Some(Verdict::Win)
+    );
 }
 
 #[test]
