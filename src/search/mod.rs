@@ -38,6 +38,15 @@
 //! per iteration), and yield once a millisecond when they occupy every core
 //! so that the input thread sees `stop` at once.
 //!
+//! No more threads run than the machine has cores: with more trees than
+//! that (`threads` above the core count), each thread searches several
+//! trees in turn, a few hundred iterations at a time. Otherwise the
+//! reporting thread, which watches the clock, would get a small share of
+//! the CPU: 256 threads on 2 cores made `go movetime 100` take up to a
+//! second. Each tree still runs its own iterations with its own generator
+//! and node budget, so a search with a node limit gives the same result
+//! whatever the number of cores.
+//!
 //! # Memory
 //!
 //! The `hash` size bounds all trees together (each thread gets an equal
@@ -104,7 +113,8 @@ impl Default for Params {
 /// Engine settings that outlive one search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// Search threads (one tree each).
+    /// Search threads, one tree each (1 to [`MAX_THREADS`]); at most as
+    /// many as there are cores run at once (see the module docs).
     pub threads: usize,
     /// Memory for all trees together, in MiB.
     pub hash_mb: usize,
@@ -489,6 +499,11 @@ fn permille(counts: [u64; 3], q: f64) -> [u32; 3] {
     [w, d, 1000 - w - d]
 }
 
+/// The cores this process may use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Iterations between two looks at the clock by the reporting thread.
 const CHECK_EVERY: u32 = 256;
 /// Iterations between two publications of a thread's root statistics.
@@ -592,9 +607,12 @@ impl<G: Game> Searcher<G> {
                 self.tree_capacity() as f64 * bytes_per_node::<G::Move>() * self.trees.len() as f64;
             both_fit = needed + reserved <= usable;
         }
-        let pool = if threads > 1 {
+        // No more threads than cores: each runs its share of the trees in
+        // turn (see the module docs).
+        let workers = threads.min(cores());
+        let pool = if workers > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
+                .num_threads(workers - 1)
                 .thread_name(|i| format!("ultimo-search-{}", i + 1))
                 .build()
                 .map_err(|source| SearchError::ThreadPool { threads, source })?;
@@ -676,6 +694,10 @@ impl<G: Game> Searcher<G> {
         let start = Instant::now();
         let params = self.options.params;
         let threads = self.trees.len();
+        let workers = self
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() + 1);
         for (i, tree) in self.trees.iter_mut().enumerate() {
             tree.advance(root);
             tree.reseed(self.options.seed.wrapping_add(i as u64));
@@ -698,6 +720,10 @@ impl<G: Game> Searcher<G> {
         let shares: Vec<Share> = (0..threads)
             .map(|i| Share::new(children, quota(i)))
             .collect();
+        for (tree, share) in self.trees.iter().zip(&shares) {
+            // Proofs found by begin_search count from the start.
+            share.publish(tree);
+        }
         let done = AtomicBool::new(false);
         let plan = plan(limits, self.options.move_overhead, root.ply());
         let ctx = RunContext {
@@ -705,11 +731,11 @@ impl<G: Game> Searcher<G> {
             control,
             done: &done,
             infinite: limits.infinite,
-            yield_cpu: threads >= std::thread::available_parallelism().map_or(1, |n| n.get()),
+            yield_cpu: workers >= cores(),
         };
 
-        let (main_tree, rest) = self.trees.split_first_mut().expect("at least one tree");
-        let (main_share, rest_shares) = shares.split_first().expect("one share per tree");
+        let mut groups = groups(&mut self.trees, &shares, workers);
+        let (main_group, rest) = groups.split_first_mut().expect("at least one group");
         let mut main = MainLoop {
             ctx: &ctx,
             plan,
@@ -722,15 +748,15 @@ impl<G: Game> Searcher<G> {
         };
         match &self.pool {
             Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
-                for (i, (tree, share)) in rest.iter_mut().zip(rest_shares).enumerate() {
+                for group in rest.iter_mut() {
                     let ctx = &ctx;
-                    let q = quota(i + 1);
-                    s.spawn(move |_| worker(tree, share, q, ctx));
+                    s.spawn(move |_| worker(group, ctx));
                 }
-                main.run(main_tree, main_share, quota(0));
+                main.run(main_group);
             }),
-            _ => main.run(main_tree, main_share, quota(0)),
+            _ => main.run(main_group),
         }
+        drop(groups);
         self.report(start)
     }
 
@@ -777,30 +803,77 @@ impl RunContext<'_> {
     }
 }
 
-/// A helper thread: iterates until told to stop or its quota is spent.
-fn worker<G: Game>(tree: &mut Tree<G>, share: &Share, quota: Option<u64>, ctx: &RunContext) {
-    let mut since_publish = 0;
-    while !ctx.stopped() {
-        let exhausted = quota.is_some_and(|q| tree.iterations >= q);
-        if exhausted || tree.root().proof.is_some() {
-            // Nothing left to do; wait for the reporting thread.
-            share.publish(tree);
-            std::thread::sleep(Duration::from_micros(200));
-            continue;
+/// One tree as a search thread runs it: the tree, where it publishes and
+/// its iteration budget.
+struct Slot<'a, G: Game> {
+    tree: &'a mut Tree<G>,
+    share: &'a Share,
+    quota: Option<u64>,
+}
+
+impl<G: Game> Slot<'_, G> {
+    /// Whether the tree has work left: budget, and a root not yet proven.
+    fn active(&self) -> bool {
+        self.tree.root().proof.is_none() && self.quota.is_none_or(|q| self.tree.iterations < q)
+    }
+
+    /// Runs up to `n` iterations, fewer when the search stops, the root is
+    /// proven or the budget is spent, and publishes the statistics.
+    fn run(&mut self, n: u32, ctx: &RunContext) {
+        for _ in 0..n {
+            if ctx.stopped() || !self.active() {
+                break;
+            }
+            self.tree.iterate(ctx.params);
         }
-        tree.iterate(ctx.params);
-        since_publish += 1;
-        if since_publish >= PUBLISH_EVERY {
-            share.publish(tree);
-            since_publish = 0;
+        self.share.publish(self.tree);
+    }
+}
+
+/// Splits the trees (with their shares and budgets) into `threads` groups,
+/// tree `i` to group `i % threads`: each search thread runs its group's
+/// trees in turn. Tree 0 goes to group 0, the reporting thread's.
+fn groups<'a, G: Game>(
+    trees: &'a mut [Tree<G>],
+    shares: &'a [Share],
+    threads: usize,
+) -> Vec<Vec<Slot<'a, G>>> {
+    let mut groups: Vec<Vec<Slot<'a, G>>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, (tree, share)) in trees.iter_mut().zip(shares).enumerate() {
+        groups[i % threads].push(Slot {
+            tree,
+            share,
+            quota: share.quota,
+        });
+    }
+    groups
+}
+
+/// A helper thread: runs its trees in turn until told to stop; waits once
+/// none has anything left to do.
+fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext) {
+    while !ctx.stopped() {
+        let mut busy = false;
+        for slot in group.iter_mut().filter(|s| s.active()) {
+            busy = true;
+            slot.run(PUBLISH_EVERY, ctx);
             if ctx.yield_cpu {
                 // Let the input thread run promptly when every core
                 // searches (stop latency); one system call a millisecond.
                 std::thread::yield_now();
             }
         }
+        if !busy {
+            // Nothing left to do; wait for the reporting thread.
+            for slot in group.iter() {
+                slot.share.publish(slot.tree);
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
-    share.publish(tree);
+    for slot in group.iter() {
+        slot.share.publish(slot.tree);
+    }
 }
 
 /// The reporting thread: searches like a worker, and also watches the
@@ -817,12 +890,14 @@ struct MainLoop<'a, 'b, G: Game> {
 }
 
 impl<G: Game> MainLoop<'_, '_, G> {
-    fn run(&mut self, tree: &mut Tree<G>, share: &Share, quota: Option<u64>) {
+    /// Runs the group's trees in turn, the main tree (the one whose depth
+    /// the depth limit reads and whose PVs the info reports show) first.
+    fn run(&mut self, group: &mut [Slot<G>]) {
         let ctx = self.ctx;
         let mut was_pondering = ctx.control.is_pondering();
         let mut time_base = self.start;
         let mut chunks = 0u32;
-        loop {
+        'search: loop {
             if ctx.control.is_stopped() {
                 break;
             }
@@ -833,54 +908,53 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 was_pondering = false;
             }
             let waiting = ctx.infinite || pondering;
-            let exhausted = quota.is_some_and(|q| tree.iterations >= q);
-            let proven = self.root_proven(tree);
-            if exhausted || proven {
+            let proven = self.root_proven();
+            if proven || !group.iter().any(|s| s.active()) {
                 if !waiting && (proven || self.others_finished()) {
                     break;
                 }
-                share.publish(tree);
-                self.maybe_info(tree);
+                for slot in group.iter() {
+                    slot.share.publish(slot.tree);
+                }
+                self.maybe_info(group[0].tree);
                 std::thread::sleep(Duration::from_micros(200));
                 continue;
             }
-            for _ in 0..CHECK_EVERY {
-                if ctx.control.is_stopped() || tree.root().proof.is_some() {
-                    break;
+            for i in 0..group.len() {
+                if !group[i].active() {
+                    continue;
                 }
-                if quota.is_some_and(|q| tree.iterations >= q) {
-                    break;
+                group[i].run(CHECK_EVERY, ctx);
+                chunks += 1;
+                if ctx.yield_cpu && chunks.is_multiple_of(4) {
+                    // As in the workers: let the input thread run promptly.
+                    std::thread::yield_now();
                 }
-                tree.iterate(ctx.params);
+                if ctx.control.is_stopped()
+                    || (!waiting && self.limits_reached(group[0].tree, time_base))
+                {
+                    break 'search;
+                }
+                self.maybe_info(group[0].tree);
             }
-            share.publish(tree);
-            chunks += 1;
-            if ctx.yield_cpu && chunks.is_multiple_of(4) {
-                // As in the workers: let the input thread run promptly.
-                std::thread::yield_now();
-            }
-            if !waiting && self.limits_reached(tree, time_base) {
-                break;
-            }
-            self.maybe_info(tree);
         }
         self.ctx.done.store(true, Ordering::SeqCst);
-        share.publish(tree);
-    }
-
-    /// Whether any tree has proven the root (proofs hold in every tree).
-    fn root_proven(&self, tree: &Tree<G>) -> bool {
-        if tree.root().proof.is_some() {
-            return true;
+        for slot in group.iter() {
+            slot.share.publish(slot.tree);
         }
-        // A root child proven a win in any tree proves the root.
-        let win = encode_proof(Some(Verdict::Win));
-        self.shares
-            .iter()
-            .any(|s| s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == win))
     }
 
-    /// With node quotas, whether every other thread has spent its own.
+    /// Whether any tree has proven the root (proofs hold in every tree),
+    /// or a root move is proven a win in any tree (which proves the root).
+    fn root_proven(&self) -> bool {
+        let win = encode_proof(Some(Verdict::Win));
+        self.shares.iter().any(|s| {
+            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
+                || s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == win)
+        })
+    }
+
+    /// With node quotas, whether every thread has spent its own.
     fn others_finished(&self) -> bool {
         self.shares.iter().all(|s| {
             decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()

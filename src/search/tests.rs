@@ -347,7 +347,8 @@ fn movetime_is_honoured() {
     let report = run(&mut s, &Position::startpos(), &limits);
     let took = start.elapsed();
     assert!(took >= Duration::from_millis(125), "{took:?}");
-    assert!(took < Duration::from_millis(400), "{took:?}");
+    // 130 ms of search; the bound leaves room for a loaded machine.
+    assert!(took < Duration::from_millis(1_500), "{took:?}");
     assert!(report.nodes > 0);
 }
 
@@ -356,17 +357,20 @@ fn clock_is_honoured() {
     let mut s = searcher(2, 64, 0);
     let limits = Limits {
         clock: Some(Clock {
-            time: Duration::from_millis(300),
+            time: Duration::from_millis(2_000),
             inc: Duration::from_millis(0),
             movestogo: None,
         }),
         ..Limits::default()
     };
+    let hard = plan(&limits, s.options.move_overhead, 0).unwrap().hard;
+    assert!(hard <= Duration::from_millis(200), "{hard:?}");
     let start = Instant::now();
     run(&mut s, &Position::startpos(), &limits);
-    // At most half the time left minus overhead, plus scheduling slack.
+    // At most `hard` (under 200 ms) of search; never the whole clock,
+    // even on a loaded machine.
     assert!(
-        start.elapsed() < Duration::from_millis(300),
+        start.elapsed() < Duration::from_millis(2_000),
         "{:?}",
         start.elapsed()
     );
@@ -439,8 +443,10 @@ fn stop_works_in_every_kind_of_search() {
                 stop_after(limits.clone(), false, Duration::from_millis(60), threads);
             assert!(report.best_move().is_some(), "{limits:?}");
             assert!(report.nodes > 0);
+            // About a millisecond on an idle machine (benches/search.rs);
+            // the bound leaves room for a loaded one.
             assert!(
-                latency < Duration::from_millis(50),
+                latency < Duration::from_millis(500),
                 "{limits:?}: {latency:?}"
             );
         }
@@ -451,7 +457,7 @@ fn stop_works_in_every_kind_of_search() {
         };
         let (report, latency) = stop_after(ponder, true, Duration::from_millis(100), threads);
         assert!(report.best_move().is_some());
-        assert!(latency < Duration::from_millis(50));
+        assert!(latency < Duration::from_millis(500), "{latency:?}");
     }
 }
 
@@ -476,7 +482,8 @@ fn ponderhit_starts_the_clock() {
     let returned = handle.join().unwrap();
     let after = returned.duration_since(hit);
     assert!(after >= Duration::from_millis(90), "{after:?}");
-    assert!(after < Duration::from_millis(400), "{after:?}");
+    // 110 ms of search after the hit; room for a loaded machine.
+    assert!(after < Duration::from_millis(1_500), "{after:?}");
 }
 
 #[test]
@@ -484,7 +491,8 @@ fn info_is_reported_during_long_searches() {
     let mut s = searcher(1, 64, 0);
     let mut infos = Vec::new();
     let limits = Limits {
-        movetime: Some(Duration::from_millis(2_300)),
+        // Reports come once a second: three chances for the two needed.
+        movetime: Some(Duration::from_millis(3_300)),
         ..Limits::default()
     };
     s.search(
@@ -703,4 +711,72 @@ fn bad_sizes_are_refused() {
     assert!(matches!(err, SearchError::TreeTooLarge { .. }), "{err}");
     assert!(err.to_string().contains("set more threads or less hash"));
     assert_eq!(s.options(), &options(1, 16), "nothing changed");
+}
+
+/// Regression: with far more threads than cores (256 on 2), `go movetime
+/// 100` took up to a second and `stop` tens of milliseconds, since the
+/// reporting thread got a 1/128 share of the CPU. No more threads than
+/// cores run now, each searching its share of the trees in turn.
+#[test]
+fn many_threads_keep_time_and_stop() {
+    let mut s = searcher(MAX_THREADS, 64, 0);
+    let workers = s.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1);
+    assert!(
+        workers <= cores(),
+        "{workers} threads for {} cores",
+        cores()
+    );
+    let movetime = Limits {
+        movetime: Some(Duration::from_millis(100)),
+        ..Limits::default()
+    };
+    let clock = Limits {
+        clock: Some(Clock {
+            time: Duration::from_millis(300),
+            inc: Duration::ZERO,
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    for limits in [movetime, clock] {
+        let start = Instant::now();
+        let report = run(&mut s, &Position::startpos(), &limits);
+        assert!(report.best_move().is_some());
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(1), "{limits:?}: {took:?}");
+    }
+    let infinite = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let (report, latency) = stop_after(infinite, false, Duration::from_millis(100), 64);
+    assert!(report.best_move().is_some());
+    assert!(latency < Duration::from_millis(500), "{latency:?}");
+}
+
+/// With the same seed, node limit and number of trees, the result does not
+/// depend on how many threads (cores) run the trees.
+#[test]
+fn same_result_whatever_the_cores() {
+    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+    let reports: Vec<Report<Move>> = [None, Some(1), Some(2), Some(4)]
+        .into_iter()
+        .map(|helpers| {
+            let mut s = searcher(5, 32, 7);
+            s.pool = helpers.map(|n| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap()
+            });
+            run(&mut s, &pos, &nodes(20_001))
+        })
+        .collect();
+    for r in &reports[1..] {
+        assert_eq!(r.lines, reports[0].lines);
+        assert_eq!(
+            (r.nodes, r.depth, r.seldepth),
+            (reports[0].nodes, reports[0].depth, reports[0].seldepth)
+        );
+    }
 }
