@@ -780,3 +780,99 @@ fn same_result_whatever_the_cores() {
         );
     }
 }
+
+// Same answer on every CPU: the search uses no floating-point code whose
+// result depends on the CPU (no libm calls: `ln` comes from a table made
+// at compile time; `sqrt` is exact in IEEE 754; no fused multiply-add
+// unless asked for), and the rules take the k-th set bit with `pdep`
+// where the build targets BMI2 (`target-cpu=native`) and with a loop
+// elsewhere. These tests pass on both builds (`RUSTFLAGS="-C
+// target-cpu=x86-64"` for the portable one).
+
+/// The index of the `k`-th set bit of `x`, by its definition.
+fn nth_set_bit(x: u128, k: u32) -> u32 {
+    (0..128)
+        .filter(|&i| x >> i & 1 == 1)
+        .nth(k as usize)
+        .expect("k < popcount") as u32
+}
+
+/// The `pdep` way, whatever the build targets, for comparison.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pdep_select128(x: u128, k: u32) -> u32 {
+    use std::arch::x86_64::_pdep_u64;
+    let lo = x as u64;
+    let n = lo.count_ones();
+    if k < n {
+        _pdep_u64(1 << k, lo).trailing_zeros()
+    } else {
+        64 + _pdep_u64(1 << (k - n), (x >> 64) as u64).trailing_zeros()
+    }
+}
+
+#[test]
+fn select_agrees_with_pdep_and_with_its_definition() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    let cells: u128 = (1 << 81) - 1;
+    let mut masks = vec![
+        cells,
+        u128::MAX,
+        1,
+        1 << 127,
+        1 << 63 | 1 << 64,
+        0x1ff << 60,
+    ];
+    for _ in 0..2_000 {
+        let a = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+        let b = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+        // Dense, half and sparse masks over all 128 bits and over the cells.
+        masks.extend([a, a & b, a & b & (b >> 7), a & cells, a & b & cells]);
+    }
+    #[cfg(target_arch = "x86_64")]
+    let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
+    for x in masks {
+        for k in 0..x.count_ones() {
+            let want = nth_set_bit(x, k);
+            assert_eq!(crate::rules::select128(x, k), want, "{x:#x} {k}");
+            #[cfg(target_arch = "x86_64")]
+            if bmi2 {
+                // SAFETY: this CPU has BMI2 (checked just above).
+                let got = unsafe { pdep_select128(x, k) };
+                assert_eq!(got, want, "{x:#x} {k}");
+            }
+        }
+    }
+}
+
+/// The README's `ultimo analyze --moves e5 e4 --nodes 300000 --multipv 4`
+/// (one thread, seed 0), to the visit: the same with a native and with a
+/// portable build.
+#[test]
+fn fixed_search_gives_pinned_visit_counts() {
+    let pos = crate::notation::play_moves(&Position::startpos(), ["e5", "e4"]).unwrap();
+    let mut s = Searcher::new(Options::default(), pos).unwrap();
+    let report = run(&mut s, &pos, &nodes(300_000));
+    let top: Vec<(String, u64)> = report
+        .lines
+        .iter()
+        .take(4)
+        .map(|l| (l.mv.to_string(), l.visits))
+        .collect();
+    let want = [("f2", 84509), ("d2", 45827), ("d1", 39948), ("f1", 33107)];
+    let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
+    assert_eq!(top, want);
+    assert_eq!((report.depth, report.seldepth), (6, 10));
+    // Two threads, each with its own seed and half the budget.
+    let mut s = searcher(2, 64, 0);
+    let report = run(&mut s, &pos, &nodes(40_000));
+    let top: Vec<(String, u64)> = report
+        .lines
+        .iter()
+        .take(4)
+        .map(|l| (l.mv.to_string(), l.visits))
+        .collect();
+    let want = [("f2", 7101), ("d1", 6692), ("f3", 5547), ("d3", 5527)];
+    let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
+    assert_eq!(top, want);
+}
