@@ -697,7 +697,8 @@ impl<G: Game> Searcher<G> {
         let workers = self
             .pool
             .as_ref()
-            .map_or(1, |p| p.current_num_threads() + 1);
+            .map_or(1, |p| p.current_num_threads() + 1)
+            .min(threads);
         for (i, tree) in self.trees.iter_mut().enumerate() {
             tree.advance(root);
             tree.reseed(self.options.seed.wrapping_add(i as u64));
