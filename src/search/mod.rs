@@ -620,8 +620,10 @@ impl<G: Game> Searcher<G> {
         } else {
             None
         };
-        // New trees first, while the old ones stay: a failure then leaves
-        // everything as it was.
+        // New trees first, while the old ones stay, wherever the system
+        // lets both be reserved (reserving takes address space, not memory,
+        // where memory is overcommitted): a failure then leaves everything
+        // as it was.
         let trees = match Self::build_trees(options, capacity, root) {
             Ok(trees) => trees,
             Err(e) if self.trees.is_empty() || both_fit => return Err(e),
