@@ -28,7 +28,7 @@ use crate::display::Style;
 use crate::display::board;
 use crate::display::score::score;
 use crate::rules::{Move, Position};
-use crate::search::{Clock, Control, Limits, Line, Report, Searcher};
+use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -55,10 +55,9 @@ pub enum ProtocolError {
     /// An earlier rebuild of the search trees failed.
     #[error("no search trees (an earlier allocation failed); set Hash lower")]
     NoSearcher,
-    /// The searcher refused its options (e.g. memory). For now the search
-    /// layer's message; it will hold that layer's typed error.
-    #[error("{0}")]
-    Search(String),
+    /// The searcher cannot be made or refused its options (e.g. memory).
+    #[error(transparent)]
+    Search(#[from] SearchError),
     /// The search thread could not be started.
     #[error("go: cannot start the search thread: {0}")]
     Thread(io::Error),
@@ -157,8 +156,7 @@ impl Engine {
     /// An engine at the start position with default options.
     pub fn new(out: Output) -> Result<Engine, ProtocolError> {
         let options = EngineOptions::default();
-        let searcher = Searcher::new(options.search.clone(), Position::startpos())
-            .map_err(ProtocolError::Search)?;
+        let searcher = Searcher::new(options.search.clone(), Position::startpos())?;
         Ok(Engine {
             out,
             pos: Position::startpos(),
@@ -268,9 +266,7 @@ impl Engine {
                 if action == options::Action::ClearHash {
                     searcher.clear(pos);
                 }
-                searcher
-                    .set_options(new.search.clone(), pos)
-                    .map_err(ProtocolError::Search)?;
+                searcher.set_options(new.search.clone(), pos)?;
                 self.options = new;
             }
             Command::NewGame => {
