@@ -1,9 +1,12 @@
 //! Ultimo: an Ultimate Tic-Tac-Toe engine.
 //!
-//! The modules form layers; each uses only modules listed above it:
+//! The modules form layers; each uses only modules listed above it (check
+//! with a grep of `use crate::` per module, or `layering.py`):
 //!
 //! - [`game`]: what every game shares: players, outcomes, verdicts, and the
 //!   [`game::Game`] trait through which the search sees a game.
+//! - [`quote`]: how much of outside input a message repeats (beside
+//!   [`game`] at the bottom: it imports nothing).
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
 //!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
@@ -26,6 +29,7 @@ pub mod display;
 pub mod game;
 pub mod notation;
 pub mod protocol;
+pub mod quote;
 pub mod rules;
 pub mod search;
 pub mod super15;

@@ -53,7 +53,7 @@ impl FromStr for Move {
 
     fn from_str(s: &str) -> Result<Move, ParseMoveError> {
         let err = || ParseMoveError {
-            text: s.to_string(),
+            text: crate::quote::shorten(s),
         };
         match s.as_bytes() {
             &[file @ b'a'..=b'i', rank @ b'1'..=b'9'] => {

@@ -1,8 +1,8 @@
 //! Time controls and the referee's clocks: what `go` command to send, how
 //! long a move may take, and who lost on time.
 
-use crate::arena::shorten;
 use crate::game::Player;
+use crate::quote::shorten;
 use std::fmt;
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::arena::clock::Dialect;
-use crate::arena::shorten;
+use crate::quote::shorten;
 
 /// How to start an engine and set it up.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -127,18 +127,6 @@ pub enum ArenaError {
 /// The most games played at once.
 pub const MAX_CONCURRENCY: usize = 256;
 
-/// The most characters of input that an error message repeats.
-const ECHO_MAX: usize = 40;
-
-/// `text` as an error message repeats it: at most [`ECHO_MAX`] characters,
-/// with `...` after a cut.
-pub(crate) fn shorten(text: &str) -> String {
-    match text.char_indices().nth(ECHO_MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
 /// The number of games of a match when none is given.
 pub const DEFAULT_GAMES: u64 = 100;
 /// The grace past a clock or a move time when none is given, in ms.
@@ -913,16 +901,6 @@ mod tests {
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn echoed_input_is_shortened() {
-        assert_eq!(shorten("e5"), "e5");
-        let forty = "a".repeat(40);
-        assert_eq!(shorten(&forty), forty);
-        assert_eq!(shorten(&"a".repeat(41)), format!("{forty}..."));
-        let wide = "é".repeat(50);
-        assert_eq!(shorten(&wide), format!("{}...", "é".repeat(40)));
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::fmt;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::arena::shorten;
 use crate::notation::{FenError, MovesError, play_moves};
+use crate::quote::shorten;
 use crate::rules::{Move, Position};
 
 /// Why an opening is refused.

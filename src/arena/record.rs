@@ -28,9 +28,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::arena::openings::{Opening, OpeningError};
-use crate::arena::shorten;
 use crate::game::{Outcome, Player, Verdict};
 use crate::notation::ParseMoveError;
+use crate::quote::shorten;
 use crate::rules::{Move, PlayError, Position};
 
 /// The first line of every record file.

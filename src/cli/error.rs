@@ -13,18 +13,6 @@ use crate::protocol::ProtocolError;
 use crate::protocol::codingame::CodingameError;
 use crate::protocol::riddles::RiddlesError;
 
-/// Echoed input is cut to this many characters (then `...`).
-const ECHO_CHARS: usize = 40;
-
-/// `text` cut to [`ECHO_CHARS`] characters, with `...` when cut, for
-/// echoing input in messages.
-pub fn shorten(text: &str) -> String {
-    match text.char_indices().nth(ECHO_CHARS) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_string(),
-    }
-}
-
 /// Why a command of the `ultimo` command line failed.
 ///
 /// The variants that wrap a `String` stand for layers whose errors are not
@@ -94,19 +82,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn echoed_input_is_shortened() {
-        assert_eq!(shorten("e5"), "e5");
-        let long = "x".repeat(100);
-        assert_eq!(shorten(&long), format!("{}...", "x".repeat(40)));
-        assert_eq!(shorten(&"é".repeat(41)), format!("{}...", "é".repeat(40)));
-        assert_eq!(shorten(&"é".repeat(40)), "é".repeat(40));
-    }
-
-    #[test]
     fn messages_read_as_before() {
         let fen = "9/9/9 x 1 0000";
         let err = CliError::Fen {
-            fen: shorten(fen),
+            fen: crate::quote::shorten(fen),
             source: fen.parse::<crate::rules::Position>().unwrap_err(),
         };
         assert_eq!(

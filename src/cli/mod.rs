@@ -8,9 +8,10 @@ mod error;
 pub mod match_cmd;
 pub mod play;
 
-pub use error::{CliError, ValueError, shorten};
+pub use error::{CliError, ValueError};
 
 use crate::game::Player;
+use crate::quote::shorten;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;

@@ -166,7 +166,7 @@ pub fn run(
                 Err(_) => writeln!(
                     out,
                     "'{}' is neither a move nor a command. Moves look like e5; type help for more.",
-                    super::shorten(&text)
+                    crate::quote::shorten(&text)
                 )?,
             },
         }

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::input::{MAX_TIME, shorten};
+use super::input::MAX_TIME;
+use crate::quote::shorten;
 use crate::rules::BoardCountTiebreak;
 use crate::rules::{Move, PlayError, Position};
 use crate::search::{Control, Limits, Options, SearchError, Searcher};
@@ -120,7 +121,7 @@ fn pair(line: &str, what: &'static str) -> Result<(i32, i32), TurnError> {
     }
     Err(TurnError::Pair {
         what,
-        line: shorten(line).into_owned(),
+        line: shorten(line),
     })
 }
 
@@ -187,7 +188,7 @@ pub fn run(
         let count: usize = match count_line.parse() {
             Ok(n @ 0..=81) => n,
             _ => {
-                report(log, TurnError::Count(shorten(&count_line).into_owned()));
+                report(log, TurnError::Count(shorten(&count_line)));
                 continue;
             }
         };
@@ -198,7 +199,7 @@ pub fn run(
             };
             match pair(&line, "a valid action").map(|(r, c)| cell(r, c)) {
                 Ok(Some(m)) => valid.push(m),
-                Ok(None) | Err(_) => report(log, TurnError::Action(shorten(&line).into_owned())),
+                Ok(None) | Err(_) => report(log, TurnError::Action(shorten(&line))),
             }
         }
         let mut ours: Vec<Move> = game.0.legal_moves().to_vec();

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::input::{millis, shorten};
+use super::input::millis;
 use crate::notation::{FenError, MovesError, ParseMoveError, play_moves};
+use crate::quote::shorten;
 use crate::rules::{Move, PlayError, Position};
 
 /// One input line, understood.
@@ -181,11 +182,6 @@ pub enum CommandError {
     PerftArity,
 }
 
-/// `text` shortened, owned, for an error.
-fn quoted(text: &str) -> String {
-    shorten(text).into_owned()
-}
-
 /// Reads one line. `Ok(None)` for a blank line. The position is needed to
 /// check `searchmoves`; `position` commands are played out from scratch.
 pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandError> {
@@ -221,20 +217,20 @@ pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandE
                 "p1turn" => Ok(Some(Command::Query(Query::P1Turn))),
                 "gameover" => Ok(Some(Command::Query(Query::GameOver))),
                 "result" => Ok(Some(Command::Query(Query::Result))),
-                _ => Err(CommandError::QueryUnknown(quoted(q))),
+                _ => Err(CommandError::QueryUnknown(shorten(q))),
             },
             _ => Err(CommandError::QueryArity),
         },
         "perft" => match rest.as_slice() {
             [d] => match d.parse::<u32>() {
                 Ok(d @ 1..=8) => Ok(Some(Command::Perft(d))),
-                _ => Err(CommandError::PerftDepth(quoted(d))),
+                _ => Err(CommandError::PerftDepth(shorten(d))),
             },
             _ => Err(CommandError::PerftArity),
         },
         // A known command's name is short, so `name` needs no shortening
         // above; an unknown word does.
-        _ => Err(CommandError::Unknown(quoted(first))),
+        _ => Err(CommandError::Unknown(shorten(first))),
     }
 }
 
@@ -279,7 +275,7 @@ fn parse_position(rest: &[&str]) -> Result<Position, CommandError> {
         }
         ["fen"] => return Err(CommandError::FenMissing),
         [] => return Err(CommandError::PositionStart(None)),
-        [other, ..] => return Err(CommandError::PositionStart(Some(quoted(other)))),
+        [other, ..] => return Err(CommandError::PositionStart(Some(shorten(other)))),
     };
     // Likewise a move word longer than the cut is no cell: shortened, it
     // still is none, and the error quotes it short.
@@ -294,7 +290,7 @@ fn count(rest: &[&str], i: usize, param: &str) -> Result<u64, CommandError> {
         .ok_or_else(|| CommandError::GoNumber {
             param: param.to_string(),
             kind: NumberKind::Count,
-            text: text.map(quoted),
+            text: text.map(shorten),
         })
 }
 
@@ -304,7 +300,7 @@ fn time(rest: &[&str], i: usize, param: &str) -> Result<Duration, CommandError> 
     text.and_then(millis).ok_or_else(|| CommandError::GoNumber {
         param: param.to_string(),
         kind: NumberKind::Millis,
-        text: text.map(quoted),
+        text: text.map(shorten),
     })
 }
 
@@ -356,7 +352,7 @@ fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
                 }
                 break;
             }
-            _ => return Err(CommandError::GoUnknown(quoted(rest[i]))),
+            _ => return Err(CommandError::GoUnknown(shorten(rest[i]))),
         }
         i += 2;
     }

@@ -1,26 +1,12 @@
-//! Checks shared by every dialect on what comes from outside: echoed text
-//! is shortened, and time values are read with a ceiling.
+//! Time values from outside, shared by every dialect: read with a ceiling.
+//! (Echoed text is shortened by [`crate::quote::shorten`].)
 
-use std::borrow::Cow;
 use std::time::Duration;
-
-/// The most characters of input an error message quotes.
-pub const QUOTE_CHARS: usize = 40;
 
 /// The longest time value taken from outside (24 hours): a longer one
 /// counts as this, so that no search is ever planned for longer and no
 /// time arithmetic can overflow.
 pub const MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// `text` as an error message may quote it: unchanged when it has at most
-/// [`QUOTE_CHARS`] characters, else its first [`QUOTE_CHARS`] characters
-/// and `...`.
-pub fn shorten(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        None => Cow::Borrowed(text),
-        Some((end, _)) => Cow::Owned(format!("{}...", &text[..end])),
-    }
-}
 
 /// A time in milliseconds: a run of ASCII digits (an optional leading `+`
 /// allowed), however long; values above [`MAX_TIME`] count as
@@ -43,17 +29,6 @@ pub fn cap(d: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_text_is_kept_long_text_cut() {
-        assert_eq!(shorten("frobnicate"), "frobnicate");
-        let forty = "a".repeat(40);
-        assert_eq!(shorten(&forty), forty);
-        assert_eq!(shorten(&"a".repeat(1 << 20)), format!("{forty}..."));
-        // Cut at a character, never inside one.
-        let wide = "é".repeat(50);
-        assert_eq!(shorten(&wide), format!("{}...", "é".repeat(40)));
-    }
 
     #[test]
     fn times_are_capped() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::input::shorten;
+use crate::quote::shorten;
 use crate::search::{Options as SearchOptions, Playout};
 
 /// Everything `setoption` can change.
@@ -237,7 +237,7 @@ fn spin_value(name: &'static str, value: &str, min: i64, max: i64) -> Result<i64
             // number".
             let digits = value.strip_prefix(['-', '+']).unwrap_or(value);
             let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-            let value = shorten(value).into_owned();
+            let value = shorten(value);
             Err(if whole {
                 OptionError::OutOfRange {
                     name,
@@ -264,7 +264,7 @@ impl EngineOptions {
         let spec = SPECS
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| OptionError::Unknown(shorten(name).into_owned()))?;
+            .ok_or_else(|| OptionError::Unknown(shorten(name)))?;
         let name = spec.name;
         if let Kind::Button = spec.kind {
             if value.is_some() {
@@ -282,7 +282,7 @@ impl EngineOptions {
                 _ => {
                     return Err(OptionError::NotABool {
                         name,
-                        value: shorten(value).into_owned(),
+                        value: shorten(value),
                     });
                 }
             },
@@ -293,7 +293,7 @@ impl EngineOptions {
                     .ok_or_else(|| OptionError::NotAChoice {
                         name,
                         vars,
-                        value: shorten(value).into_owned(),
+                        value: shorten(value),
                     })?;
                 set(&mut new, v);
             }

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::input::{millis, shorten};
+use super::input::millis;
+use crate::quote::shorten;
 use crate::rules::{ALL_CELLS, Move, Position, board_name};
 use crate::search::{Clock, Control, Limits, Options, SearchError, Searcher};
 
@@ -184,7 +185,7 @@ fn position(
         } else {
             return Err(PositionError::BadCell {
                 index: i,
-                text: shorten(c).into_owned(),
+                text: shorten(c),
             });
         }
     }
@@ -268,7 +269,7 @@ fn position(
 fn time_setting(what: &'static str, text: &str) -> Result<Duration, LineError> {
     millis(text).ok_or_else(|| LineError::Time {
         what,
-        text: shorten(text).into_owned(),
+        text: shorten(text),
     })
 }
 
@@ -362,7 +363,7 @@ pub fn run(
                     .and_then(|_| out.flush())
                     .map_err(RiddlesError::Write)?;
             }
-            _ => report(log, LineError::Unreadable(shorten(&line).into_owned())),
+            _ => report(log, LineError::Unreadable(shorten(&line))),
         }
     }
 }

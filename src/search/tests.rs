@@ -410,6 +410,13 @@ fn stop_after(
     (report, returned.saturating_duration_since(stopped))
 }
 
+/// The longest a stop may take in these tests: about a millisecond on an
+/// idle machine (`cargo bench --bench search` measures it), but a 2-core
+/// machine running the whole test suite beside other work can leave a
+/// thread unscheduled for a long while. A broken stop path hangs for the
+/// whole search (minutes), far beyond this.
+const LOADED_STOP: Duration = Duration::from_secs(2);
+
 #[test]
 fn stop_works_in_every_kind_of_search() {
     let long = Duration::from_secs(600);
@@ -445,10 +452,7 @@ fn stop_works_in_every_kind_of_search() {
             assert!(report.nodes > 0);
             // About a millisecond on an idle machine (benches/search.rs);
             // the bound leaves room for a loaded one.
-            assert!(
-                latency < Duration::from_millis(500),
-                "{limits:?}: {latency:?}"
-            );
+            assert!(latency < LOADED_STOP, "{limits:?}: {latency:?}");
         }
         // Pondering, with a clock that would otherwise end the search.
         let ponder = Limits {
@@ -457,7 +461,7 @@ fn stop_works_in_every_kind_of_search() {
         };
         let (report, latency) = stop_after(ponder, true, Duration::from_millis(100), threads);
         assert!(report.best_move().is_some());
-        assert!(latency < Duration::from_millis(500), "{latency:?}");
+        assert!(latency < LOADED_STOP, "{latency:?}");
     }
 }
 
@@ -743,7 +747,7 @@ fn many_threads_keep_time_and_stop() {
         let report = run(&mut s, &Position::startpos(), &limits);
         assert!(report.best_move().is_some());
         let took = start.elapsed();
-        assert!(took < Duration::from_secs(1), "{limits:?}: {took:?}");
+        assert!(took < Duration::from_secs(2), "{limits:?}: {took:?}");
     }
     let infinite = Limits {
         infinite: true,
@@ -751,7 +755,7 @@ fn many_threads_keep_time_and_stop() {
     };
     let (report, latency) = stop_after(infinite, false, Duration::from_millis(100), 64);
     assert!(report.best_move().is_some());
-    assert!(latency < Duration::from_millis(500), "{latency:?}");
+    assert!(latency < LOADED_STOP, "{latency:?}");
 }
 
 /// With the same seed, node limit and number of trees, the result does not

@@ -26,6 +26,7 @@
 //! assert!(fen.parse::<Position>().unwrap() == pos);
 //! ```
 
+use crate::quote::shorten;
 use std::fmt;
 use std::str::FromStr;
 
@@ -38,14 +39,6 @@ use crate::game::Player;
 /// The starting position.
 pub const STARTPOS_FEN: &str = ".o2o3o4o5o5o4o3o2./.o1o1o2o3o3o2o1o1./........../........../\
                                 ........../........../.x1x1x2x3x3x2x1x1./.x2x3x4x5x5x4x3x2. x 0 1";
-
-/// Input echoed in an error: at most 40 characters, then `...`.
-fn shorten(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
-}
 
 /// Why a text is not a cell.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
