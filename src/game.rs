@@ -164,3 +164,102 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
         }
     }
 }
+
+/// The games Ultimo plays, as the command line's `--game` and the
+/// protocol's game list name them.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, clap::ValueEnum)]
+pub enum GameKind {
+    /// Ultimate Tic-Tac-Toe (the default).
+    #[default]
+    Uttt,
+    /// Super 1 al 5 (see `docs/super-1-al-5.md`).
+    Super15,
+}
+
+impl GameKind {
+    /// Every game, the default first.
+    pub const ALL: [GameKind; 2] = [GameKind::Uttt, GameKind::Super15];
+
+    /// The game's name: `uttt` or `super15`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameKind::Uttt => "uttt",
+            GameKind::Super15 => "super15",
+        }
+    }
+
+    /// The game of a name (case-insensitive), if it is one.
+    pub fn from_name(name: &str) -> Option<GameKind> {
+        GameKind::ALL
+            .into_iter()
+            .find(|g| g.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An error of a game's text, as the tools above need it: shown to people,
+/// kept in typed errors, compared in tests.
+pub trait TextError: std::error::Error + Clone + PartialEq + Send + Sync + 'static {}
+
+impl<E: std::error::Error + Clone + PartialEq + Send + Sync + 'static> TextError for E {}
+
+/// A game's text: the start position, positions and moves read and
+/// written, and the legality of a move with its reason. The protocol, the
+/// tools and the match referee see a game only through this and [`Game`].
+/// A position reads with `FromStr` and writes with `Display`; a move
+/// writes with `Display`.
+pub trait Notation: Game + std::str::FromStr<Err = Self::FenError> {
+    /// Which game this is.
+    const KIND: GameKind;
+    /// Why a text is no position.
+    type FenError: TextError;
+    /// Why a word is no move.
+    type MoveError: TextError;
+    /// Why a move is illegal in a position.
+    type PlayError: TextError;
+    /// Why a list of moves cannot be played.
+    type MovesError: TextError;
+
+    /// The start position.
+    fn startpos() -> Self;
+
+    /// Reads one move.
+    fn parse_move(text: &str) -> Result<Self::Move, Self::MoveError>;
+
+    /// Whether `m` is legal here, and why not.
+    fn check(&self, m: Self::Move) -> Result<(), Self::PlayError>;
+
+    /// Plays a list of moves, all or nothing.
+    fn play_moves<'a, I: IntoIterator<Item = &'a str>>(
+        &self,
+        moves: I,
+    ) -> Result<Self, Self::MovesError>;
+
+    /// The leaves of the move tree `depth` plies below (a finished game is
+    /// a leaf only at depth 0). Games may override this with a faster path.
+    fn perft(&self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => self.legal_moves().len() as u64,
+            _ => self
+                .legal_moves()
+                .iter()
+                .map(|&m| {
+                    let mut child = *self;
+                    child.play(m);
+                    child.perft(depth - 1)
+                })
+                .sum(),
+        }
+    }
+
+    /// Whether the game is over.
+    fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+}

@@ -40,6 +40,25 @@ pub enum CliError {
     /// `--moves` are not cells, or not legal in turn.
     #[error(transparent)]
     Moves(#[from] MovesError),
+    /// `--fen` is not a Super 1 al 5 position.
+    #[error("bad FEN '{fen}': {source}")]
+    Super15Fen {
+        /// The FEN as given, shortened for echoing.
+        fen: String,
+        /// What is wrong with it.
+        source: crate::super15::notation::FenError,
+    },
+    /// Super 1 al 5 `--moves` are not moves, or not legal in turn.
+    #[error(transparent)]
+    Super15Moves(#[from] crate::super15::notation::MovesError),
+    /// A subcommand that plays only Ultimate Tic-Tac-Toe got another game.
+    #[error("{command} plays only uttt, not {game}")]
+    UtttOnly {
+        /// The subcommand.
+        command: &'static str,
+        /// The game asked for.
+        game: crate::game::GameKind,
+    },
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
