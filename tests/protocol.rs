@@ -778,3 +778,36 @@ fn riddles_follows_a_macroboard_that_contradicts_the_field() {
     let (col, row): (u8, u8) = (words[1].parse().unwrap(), words[2].parse().unwrap());
     assert!(col < 3 && row < 3, "{out} is outside the top-left board");
 }
+
+/// Regression: `Threads 256` then `Hash 65536` was accepted (64 GiB on a
+/// 24 GiB machine) while the other order was refused. Both orders now get
+/// the same answer: Hash refused where the machine cannot hold 64 GiB,
+/// both accepted where it can.
+#[test]
+fn threads_and_hash_are_checked_together_in_any_order() {
+    let answers: Vec<Vec<String>> = [["Threads", "Hash"], ["Hash", "Threads"]]
+        .iter()
+        .map(|order| {
+            let mut e = Engine::start(&[]);
+            for name in order {
+                let value = if *name == "Threads" { 256 } else { 65536 };
+                e.send(&format!("setoption name {name} value {value}"));
+            }
+            e.send("isready");
+            let lines = e.until(60 * SEC, |l| l == "readyok");
+            // The figure of available memory varies from run to run.
+            lines
+                .iter()
+                .filter(|l| l.contains("error"))
+                .map(|l| l.split(':').take(2).collect::<Vec<_>>().join(":"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(answers[0], answers[1]);
+    for error in &answers[0] {
+        assert_eq!(
+            error,
+            "info string error: hash of 65536 MiB is more than this machine can hold"
+        );
+    }
+}

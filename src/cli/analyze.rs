@@ -40,9 +40,7 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
         return Err(CliError::GameOver);
     }
     writeln!(out)?;
-    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
-    let mut searcher =
-        Searcher::new(settings.options.clone(), settings.pos).map_err(CliError::Search)?;
+    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
     let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;

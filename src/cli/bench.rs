@@ -57,8 +57,7 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError
         seed: 0,
         ..Options::default()
     };
-    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
-    let mut searcher = Searcher::new(options, Position::startpos()).map_err(CliError::Search)?;
+    let mut searcher = Searcher::new(options, Position::startpos())?;
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),

@@ -5,6 +5,8 @@ use std::io;
 
 use thiserror::Error;
 
+use crate::search::SearchError;
+
 use crate::arena::ArenaError;
 use crate::notation::{FenError, MovesError};
 use crate::protocol::ProtocolError;
@@ -76,12 +78,9 @@ pub enum CliError {
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),
-    /// The search could not be set up (e.g. too little memory for the
-    /// trees). The search layer still reports a `String`.
-    // INTEGRATOR: becomes `Search(#[from] crate::search::SearchError)` with
-    // `#[error(transparent)]` once the search's errors are typed.
-    #[error("{0}")]
-    Search(String),
+    /// The searcher cannot be made or refused its options (e.g. memory).
+    #[error(transparent)]
+    Search(#[from] SearchError),
     /// The protocol loop failed.
     #[error(transparent)]
     Protocol(#[from] ProtocolError),

@@ -41,9 +41,7 @@ pub fn run(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Outcome>, CliError> {
-    // INTEGRATOR: `?` alone once Searcher::new returns a typed SearchError.
-    let mut searcher =
-        Searcher::new(settings.options.clone(), settings.start).map_err(CliError::Search)?;
+    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
     let control = Control::new();
     // Positions before each move, for undo.
     let mut history: Vec<Position> = Vec::new();

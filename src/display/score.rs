@@ -3,14 +3,17 @@
 
 use std::fmt::Display;
 
+use crate::game::Verdict;
 use crate::search::{Line, Proven, Report};
 
 /// `cp <n>` from the expected score, or `mate <n>` for a proven result.
 pub fn score<M>(line: &Line<M>) -> String {
     match line.proven {
-        Some(Proven::Win(_)) => format!("mate {}", line.proven.map_or(0, |p| p.moves())),
-        Some(Proven::Loss(_)) => format!("mate -{}", line.proven.map_or(0, |p| p.moves())),
-        Some(Proven::Draw(_)) => "cp 0".into(),
+        Some(p) => match p.verdict {
+            Verdict::Win => format!("mate {}", p.moves()),
+            Verdict::Loss => format!("mate -{}", p.moves()),
+            Verdict::Draw => "cp 0".into(),
+        },
         None => format!("cp {}", centipawns(line.q)),
     }
 }
@@ -25,10 +28,11 @@ pub fn centipawns(q: f64) -> i32 {
 
 /// A proven result in words, e.g. "wins in 3" (plies).
 pub fn proven_text(p: Proven) -> String {
-    match p {
-        Proven::Win(n) => format!("wins in {n}"),
-        Proven::Loss(n) => format!("loses in {n}"),
-        Proven::Draw(n) => format!("draws in {n}"),
+    let n = p.plies;
+    match p.verdict {
+        Verdict::Win => format!("wins in {n}"),
+        Verdict::Loss => format!("loses in {n}"),
+        Verdict::Draw => format!("draws in {n}"),
     }
 }
 
@@ -95,18 +99,25 @@ mod tests {
 
     #[test]
     fn mate_scores_count_own_moves() {
-        let line = |proven| Line {
+        let line = |verdict, plies| Line {
             mv: Move::default(),
             visits: 1,
             q: 1.0,
             wdl: [1000, 0, 0],
-            proven: Some(proven),
+            proven: Some(Proven { verdict, plies }),
             pv: vec![],
         };
-        assert_eq!(score(&line(Proven::Win(1))), "mate 1");
-        assert_eq!(score(&line(Proven::Win(3))), "mate 2");
-        assert_eq!(score(&line(Proven::Loss(2))), "mate -1");
-        assert_eq!(score(&line(Proven::Loss(4))), "mate -2");
-        assert_eq!(score(&line(Proven::Draw(5))), "cp 0");
+        assert_eq!(score(&line(Verdict::Win, 1)), "mate 1");
+        assert_eq!(score(&line(Verdict::Win, 3)), "mate 2");
+        assert_eq!(score(&line(Verdict::Loss, 2)), "mate -1");
+        assert_eq!(score(&line(Verdict::Loss, 4)), "mate -2");
+        assert_eq!(score(&line(Verdict::Draw, 5)), "cp 0");
+        assert_eq!(
+            proven_text(Proven {
+                verdict: Verdict::Loss,
+                plies: 4
+            }),
+            "loses in 4"
+        );
     }
 }

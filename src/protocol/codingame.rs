@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::input::{MAX_TIME, shorten};
 use crate::rules::BoardCountTiebreak;
 use crate::rules::{Move, PlayError, Position};
-use crate::search::{Control, Limits, Options, Searcher};
+use crate::search::{Control, Limits, Options, SearchError, Searcher};
 
 /// Settings of the CodinGame loop.
 #[derive(Clone, Debug)]
@@ -47,9 +47,9 @@ pub enum CodingameError {
     /// The move cannot be written.
     #[error("cannot write the move: {0}")]
     Write(io::Error),
-    /// The searcher cannot be made (e.g. memory).
-    #[error("{0}")]
-    Search(String),
+    /// The searcher cannot be made or refused its options (e.g. memory).
+    #[error(transparent)]
+    Search(#[from] SearchError),
 }
 
 /// A turn's input that cannot be used: reported on the log as
@@ -148,8 +148,7 @@ pub fn run(
         }
     }
     let mut game = BoardCountTiebreak(Position::startpos());
-    let mut searcher =
-        Searcher::new(settings.options.clone(), game).map_err(CodingameError::Search)?;
+    let mut searcher = Searcher::new(settings.options.clone(), game)?;
     let control = Control::new();
     let mut first = true;
     loop {

@@ -28,7 +28,7 @@ use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::score;
 use crate::rules::Position;
-use crate::search::{Clock, Control, Limits, Line, Report, Searcher};
+use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -55,10 +55,9 @@ pub enum ProtocolError<G: Notation = Position> {
     /// An earlier rebuild of the search trees failed.
     #[error("no search trees (an earlier allocation failed); set Hash lower")]
     NoSearcher,
-    /// The searcher refused its options (e.g. memory). For now the search
-    /// layer's message; it will hold that layer's typed error.
-    #[error("{0}")]
-    Search(String),
+    /// The searcher cannot be made or refused its options (e.g. memory).
+    #[error(transparent)]
+    Search(#[from] SearchError),
     /// The search thread could not be started.
     #[error("go: cannot start the search thread: {0}")]
     Thread(io::Error),
@@ -200,8 +199,7 @@ impl<G: Board> Engine<G> {
 
     /// An engine at the start position with these options.
     pub fn with_options(out: Output, options: EngineOptions) -> Result<Engine<G>, ProtocolError> {
-        let searcher =
-            Searcher::new(options.search.clone(), G::startpos()).map_err(ProtocolError::Search)?;
+        let searcher = Searcher::new(options.search.clone(), G::startpos())?;
         Ok(Engine {
             out,
             pos: G::startpos(),
@@ -340,9 +338,7 @@ impl<G: Board> Engine<G> {
                 if action == options::Action::ClearHash {
                     searcher.clear(pos);
                 }
-                searcher
-                    .set_options(new.search.clone(), pos)
-                    .map_err(ProtocolError::Search)?;
+                searcher.set_options(new.search.clone(), pos)?;
                 self.options = new;
             }
             Command::NewGame => {

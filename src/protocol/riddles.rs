@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use super::input::{millis, shorten};
 use crate::rules::{ALL_CELLS, Move, Position, board_name};
-use crate::search::{Clock, Control, Limits, Options, Searcher};
+use crate::search::{Clock, Control, Limits, Options, SearchError, Searcher};
 
 /// The time bank assumed when `settings timebank` was not given (the value
 /// both sites used). A bank given with `action move` never counts for more
@@ -36,9 +36,9 @@ pub enum RiddlesError {
     /// The move cannot be written.
     #[error("cannot write the move: {0}")]
     Write(io::Error),
-    /// The searcher cannot be made (e.g. memory).
-    #[error("{0}")]
-    Search(String),
+    /// The searcher cannot be made or refused its options (e.g. memory).
+    #[error(transparent)]
+    Search(#[from] SearchError),
 }
 
 /// Why the field and macroboard give no position to move in. Quoted input
@@ -280,8 +280,7 @@ pub fn run(
     out: &mut impl Write,
     log: &mut impl Write,
 ) -> Result<(), RiddlesError> {
-    let mut searcher =
-        Searcher::new(options.clone(), Position::startpos()).map_err(RiddlesError::Search)?;
+    let mut searcher = Searcher::new(options.clone(), Position::startpos())?;
     let control = Control::new();
     let mut state = State::default();
     let mut buf = Vec::new();

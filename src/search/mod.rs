@@ -38,6 +38,15 @@
 //! per iteration), and yield once a millisecond when they occupy every core
 //! so that the input thread sees `stop` at once.
 //!
+//! No more threads run than the machine has cores: with more trees than
+//! that (`threads` above the core count), each thread searches several
+//! trees in turn, a few hundred iterations at a time. Otherwise the
+//! reporting thread, which watches the clock, would get a small share of
+//! the CPU: 256 threads on 2 cores made `go movetime 100` take up to a
+//! second. Each tree still runs its own iterations with its own generator
+//! and node budget, so a search with a node limit gives the same result
+//! whatever the number of cores.
+//!
 //! # Memory
 //!
 //! The `hash` size bounds all trees together (each thread gets an equal
@@ -49,16 +58,20 @@
 //! position actually reached is kept and slid to the front of the arena
 //! (tree reuse); pondering uses the same mechanism.
 
+mod error;
+mod memory;
 mod time;
 mod tree;
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub use error::SearchError;
+use memory::Memory;
 pub use time::{TimePlan, plan};
-use tree::{DRAW, LOSS, Tree, UNKNOWN, WIN, bytes_per_node};
+use tree::{Tree, bytes_per_node};
 
-use crate::game::Game;
+use crate::game::{Game, Verdict};
 
 /// How playouts choose moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -100,7 +113,8 @@ impl Default for Params {
 /// Engine settings that outlive one search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// Search threads (one tree each).
+    /// Search threads, one tree each (1 to [`MAX_THREADS`]); at most as
+    /// many as there are cores run at once (see the module docs).
     pub threads: usize,
     /// Memory for all trees together, in MiB.
     pub hash_mb: usize,
@@ -194,23 +208,20 @@ impl Control {
     }
 }
 
-/// A proven result of a root move, with the plies from the root to the end.
+/// A proven result of a root move for the side to move, with the plies
+/// from the root to the end under best play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Proven {
-    /// The move wins; the game ends after this many plies.
-    Win(u32),
-    /// The move loses.
-    Loss(u32),
-    /// The move draws.
-    Draw(u32),
+pub struct Proven {
+    /// Whether the move wins, draws or loses.
+    pub verdict: Verdict,
+    /// Plies until the game ends, this move included.
+    pub plies: u32,
 }
 
 impl Proven {
     /// Moves of the side to move until the end (`mate N` counts these).
     pub fn moves(self) -> u32 {
-        match self {
-            Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p.div_ceil(2),
-        }
+        self.plies.div_ceil(2)
     }
 }
 
@@ -272,6 +283,26 @@ impl<M: Copy> Report<M> {
     }
 }
 
+/// A proof as a byte, for the atomics of [`Share`].
+fn encode_proof(proof: Option<Verdict>) -> u8 {
+    match proof {
+        None => 0,
+        Some(Verdict::Win) => 1,
+        Some(Verdict::Loss) => 2,
+        Some(Verdict::Draw) => 3,
+    }
+}
+
+/// The proof [`encode_proof`] made `byte` from.
+fn decode_proof(byte: u8) -> Option<Verdict> {
+    match byte {
+        1 => Some(Verdict::Win),
+        2 => Some(Verdict::Loss),
+        3 => Some(Verdict::Draw),
+        _ => None,
+    }
+}
+
 /// Root statistics one thread publishes for the thread that reports.
 struct Share {
     /// The thread's iteration budget, if any.
@@ -285,7 +316,7 @@ struct Share {
     hashfull: AtomicU32,
     /// Per root child: visits, score, wins, draws, losses.
     stats: Vec<[AtomicU32; 5]>,
-    /// Per root child: proof and distance.
+    /// Per root child: proof (see [`encode_proof`]) and distance.
     proof: Vec<[AtomicU8; 2]>,
 }
 
@@ -294,7 +325,7 @@ impl Share {
         Share {
             quota,
             iterations: AtomicU64::new(0),
-            root_proof: AtomicU8::new(UNKNOWN),
+            root_proof: AtomicU8::new(encode_proof(None)),
             playouts: AtomicU64::new(0),
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
@@ -307,7 +338,7 @@ impl Share {
     fn publish<G: Game>(&self, tree: &Tree<G>) {
         let r = Ordering::Relaxed;
         self.iterations.store(tree.iterations, r);
-        self.root_proof.store(tree.root().proof, r);
+        self.root_proof.store(encode_proof(tree.root().proof), r);
         self.playouts.store(tree.playouts, r);
         self.depth_sum.store(tree.depth_sum, r);
         self.max_depth.store(tree.max_depth, r);
@@ -318,7 +349,7 @@ impl Share {
             for (slot, v) in self.stats[k].iter().zip([node.visits, node.score, w, d, l]) {
                 slot.store(v, r);
             }
-            self.proof[k][0].store(node.proof, r);
+            self.proof[k][0].store(encode_proof(node.proof), r);
             self.proof[k][1].store(node.dist, r);
         }
     }
@@ -334,7 +365,7 @@ impl Share {
                 visits,
                 score,
                 [w, d, l],
-                self.proof[k][0].load(r),
+                decode_proof(self.proof[k][0].load(r)),
                 self.proof[k][1].load(r),
             );
         }
@@ -351,19 +382,47 @@ fn sum_shares(shares: &[Share]) -> Vec<ChildSum> {
     sums
 }
 
-/// One line per allowed root child of `tree`, best first, with its PV.
-fn ordered_lines<G: Game>(
+/// The report from the threads' published statistics: one line per root
+/// child that `tree` allows, best first, each with its PV from `pv_of`
+/// (given the child's number).
+fn build_report<G: Game>(
+    shares: &[Share],
     tree: &Tree<G>,
-    sums: &[ChildSum],
+    elapsed: Duration,
     pv_of: impl Fn(usize) -> Vec<G::Move>,
-) -> Vec<Line<G::Move>> {
+) -> Report<G::Move> {
+    let r = Ordering::Relaxed;
+    let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
+    for s in shares {
+        nodes += s.iterations.load(r);
+        playouts += s.playouts.load(r);
+        depth_sum += s.depth_sum.load(r);
+        seldepth = seldepth.max(s.max_depth.load(r));
+        full = full.max(s.hashfull.load(r));
+    }
+    let sums = sum_shares(shares);
     let first = tree.root().first_child as usize;
     let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
     order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
-    order
+    let lines = order
         .into_iter()
         .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
-        .collect()
+        .collect();
+    Report {
+        lines,
+        nodes,
+        elapsed,
+        depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
+        seldepth,
+        hashfull: full,
+    }
+}
+
+/// The PV from node `child` of `tree` (the move into it first).
+fn pv_through<G: Game>(tree: &Tree<G>, child: usize) -> Vec<G::Move> {
+    let mut pv = vec![tree.node(child).mv];
+    pv.extend(tree.pv_from(child, MAX_PV - 1));
+    pv
 }
 
 fn hashfull<G: Game>(tree: &Tree<G>) -> u32 {
@@ -376,51 +435,43 @@ struct ChildSum {
     visits: u64,
     score: u64,
     wdl: [u64; 3],
-    proof: u8,
+    proof: Option<Verdict>,
     dist: u8,
 }
 
 impl ChildSum {
-    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: u8, dist: u8) {
+    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: Option<Verdict>, dist: u8) {
         self.visits += visits as u64;
         self.score += score as u64;
         for (a, b) in self.wdl.iter_mut().zip(wdl) {
             *a += b as u64;
         }
-        if proof != UNKNOWN && self.proof == UNKNOWN {
+        if proof.is_some() && self.proof.is_none() {
             self.proof = proof;
             self.dist = dist;
         }
     }
 
-    /// Ordering key: larger is better (see `tree::best_child`).
+    /// Ordering key: larger is better (the same as `tree::best_child`'s).
     fn key(&self) -> (u8, i64, u64, u64) {
-        match self.proof {
-            WIN => (2, -(self.dist as i64), 0, 0),
-            LOSS => (0, self.dist as i64, 0, 0),
-            _ => (1, 0, self.visits, self.score),
-        }
+        tree::preference(self.proof, self.dist, self.visits, self.score)
     }
 
     fn line<M>(&self, mv: M, pv: Vec<M>) -> Line<M> {
-        let proven = match self.proof {
-            WIN => Some(Proven::Win(self.dist as u32 + 1)),
-            LOSS => Some(Proven::Loss(self.dist as u32 + 1)),
-            DRAW => Some(Proven::Draw(self.dist as u32 + 1)),
-            _ => None,
-        };
+        let proven = self.proof.map(|verdict| Proven {
+            verdict,
+            plies: self.dist as u32 + 1,
+        });
         let q = match self.proof {
-            WIN => 1.0,
-            LOSS => 0.0,
-            DRAW => 0.5,
-            _ if self.visits == 0 => 0.5,
-            _ => self.score as f64 / (2.0 * self.visits as f64),
+            Some(v) => v.score(),
+            None if self.visits == 0 => 0.5,
+            None => self.score as f64 / (2.0 * self.visits as f64),
         };
         let wdl = match self.proof {
-            WIN => [1000, 0, 0],
-            LOSS => [0, 0, 1000],
-            DRAW => [0, 1000, 0],
-            _ => permille(self.wdl, q),
+            Some(Verdict::Win) => [1000, 0, 0],
+            Some(Verdict::Loss) => [0, 0, 1000],
+            Some(Verdict::Draw) => [0, 1000, 0],
+            None => permille(self.wdl, q),
         };
         Line {
             mv,
@@ -448,6 +499,11 @@ fn permille(counts: [u64; 3], q: f64) -> [u32; 3] {
     [w, d, 1000 - w - d]
 }
 
+/// The cores this process may use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Iterations between two looks at the clock by the reporting thread.
 const CHECK_EVERY: u32 = 256;
 /// Iterations between two publications of a thread's root statistics.
@@ -455,22 +511,37 @@ const PUBLISH_EVERY: u32 = 1024;
 /// Longest PV reported.
 const MAX_PV: usize = 32;
 
+/// The most search threads (trees) a searcher takes.
+pub const MAX_THREADS: usize = 256;
+
 /// The search: one tree per thread, kept between moves.
 pub struct Searcher<G: Game> {
     options: Options,
+    /// One per thread; never empty once the searcher exists.
     trees: Vec<Tree<G>>,
     pool: Option<rayon::ThreadPool>,
+    /// Reads the machine's memory (a stand-in in tests).
+    memory: fn() -> Option<Memory>,
 }
 
 impl<G: Game> Searcher<G> {
     /// A searcher with these options, its trees at `root`.
-    pub fn new(options: Options, root: G) -> Result<Self, String> {
+    pub fn new(options: Options, root: G) -> Result<Self, SearchError> {
+        Self::with_memory(options, root, memory::probe)
+    }
+
+    fn with_memory(
+        options: Options,
+        root: G,
+        memory: fn() -> Option<Memory>,
+    ) -> Result<Self, SearchError> {
         let mut s = Searcher {
-            options: Options::default(),
+            options: options.clone(),
             trees: Vec::new(),
             pool: None,
+            memory,
         };
-        s.set_options(options, root)?;
+        s.rebuild(&options, root)?;
         Ok(s)
     }
 
@@ -480,53 +551,120 @@ impl<G: Game> Searcher<G> {
     }
 
     /// Changes the options; threads and hash changes rebuild the trees.
-    pub fn set_options(&mut self, options: Options, root: G) -> Result<(), String> {
-        if options.threads == 0 {
-            return Err("threads must be at least 1".into());
-        }
-        if options.hash_mb == 0 {
-            return Err("hash must be at least 1 MiB".into());
-        }
-        let rebuild = options.threads != self.options.threads
-            || options.hash_mb != self.options.hash_mb
-            || self.trees.is_empty();
-        if rebuild {
-            let pool = if options.threads > 1 {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(options.threads - 1)
-                    .thread_name(|i| format!("ultimo-search-{}", i + 1))
-                    .build()
-                    .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
-                Some(pool)
-            } else {
-                None
-            };
-            let bytes = options.hash_mb as f64 * 1024.0 * 1024.0;
-            let capacity = (bytes / bytes_per_node::<G::Move>() / options.threads as f64) as usize;
-            // Free the old trees first, so that old and new never coexist.
-            self.trees.clear();
-            self.trees.shrink_to_fit();
-            match Self::build_trees(&options, capacity, root) {
-                Ok(trees) => self.trees = trees,
-                Err(e) => {
-                    // Go back to the previous size, which fitted before.
-                    let old = self.options.clone();
-                    if !(old.threads == 0 || old.hash_mb == 0) {
-                        let bytes = old.hash_mb as f64 * 1024.0 * 1024.0;
-                        let cap =
-                            (bytes / bytes_per_node::<G::Move>() / old.threads as f64) as usize;
-                        self.trees = Self::build_trees(&old, cap, root)?;
-                    }
-                    return Err(e);
-                }
-            }
-            self.pool = pool;
+    /// On error nothing changes (see [`SearchError`]).
+    ///
+    /// The trees of all threads together stay within the hash size, which
+    /// must fit in the machine's memory: the memory available now plus
+    /// what the current trees use.
+    pub fn set_options(&mut self, options: Options, root: G) -> Result<(), SearchError> {
+        if options.threads != self.options.threads || options.hash_mb != self.options.hash_mb {
+            self.rebuild(&options, root)?;
         }
         self.options = options;
         Ok(())
     }
 
-    fn build_trees(options: &Options, capacity: usize, root: G) -> Result<Vec<Tree<G>>, String> {
+    /// Checks the thread count and hash size of `options` and replaces the
+    /// trees and the thread pool by new ones of those sizes.
+    fn rebuild(&mut self, options: &Options, root: G) -> Result<(), SearchError> {
+        let (threads, hash_mb) = (options.threads, options.hash_mb);
+        if threads == 0 {
+            return Err(SearchError::NoThreads);
+        }
+        if threads > MAX_THREADS {
+            return Err(SearchError::TooManyThreads {
+                threads,
+                max: MAX_THREADS,
+            });
+        }
+        if hash_mb == 0 {
+            return Err(SearchError::NoHash);
+        }
+        let capacity = tree::capacity_for::<G::Move>(hash_mb, threads);
+        if capacity > tree::MAX_NODES {
+            return Err(SearchError::TreeTooLarge {
+                hash_mb,
+                threads,
+                max_mb: (tree::MAX_NODES as f64 * bytes_per_node::<G::Move>() / tree::MIB) as u64,
+            });
+        }
+        let needed = capacity as f64 * bytes_per_node::<G::Move>() * threads as f64;
+        // Whether the new trees fit in memory while the old ones still
+        // exist, as if all of both were in use (unknown without figures).
+        let mut both_fit = false;
+        if let Some(mem) = (self.memory)() {
+            // The trees' memory once they are full, against what the machine
+            // has left plus what the current trees hold (freed with them).
+            let in_use: f64 = self.trees.iter().map(|t| t.bytes_in_use()).sum();
+            let usable = (mem.available as f64 + in_use).min(mem.total as f64);
+            if needed > usable {
+                return Err(SearchError::NotEnoughMemory {
+                    hash_mb,
+                    available_mb: (usable / tree::MIB) as u64,
+                });
+            }
+            let reserved =
+                self.tree_capacity() as f64 * bytes_per_node::<G::Move>() * self.trees.len() as f64;
+            both_fit = needed + reserved <= usable;
+        }
+        // No more threads than cores: each runs its share of the trees in
+        // turn (see the module docs).
+        let workers = threads.min(cores());
+        let pool = if workers > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(workers - 1)
+                .thread_name(|i| format!("ultimo-search-{}", i + 1))
+                .build()
+                .map_err(|source| SearchError::ThreadPool { threads, source })?;
+            Some(pool)
+        } else {
+            None
+        };
+        // New trees first, while the old ones stay, wherever the system
+        // lets both be reserved (reserving takes address space, not memory,
+        // where memory is overcommitted): a failure then leaves everything
+        // as it was.
+        let trees = match Self::build_trees(options, capacity, root) {
+            Ok(trees) => trees,
+            Err(e) if self.trees.is_empty() || both_fit => return Err(e),
+            Err(_) => {
+                // Old and new may not fit together (on a system that commits
+                // memory when it is reserved): free the old trees and try
+                // again.
+                let old_capacity = self.tree_capacity();
+                let old_count = self.trees.len();
+                self.trees = Vec::new();
+                match Self::build_trees(options, capacity, root) {
+                    Ok(trees) => trees,
+                    Err(e) => {
+                        // Back to the old sizes; the old contents are gone.
+                        // If even that fails, the smallest trees: a searcher
+                        // always has one tree per thread.
+                        let old = Options {
+                            threads: old_count,
+                            ..self.options.clone()
+                        };
+                        self.trees =
+                            Self::build_trees(&old, old_capacity, root).unwrap_or_else(|_| {
+                                (0..old_count)
+                                    .map(|i| Tree::minimal(root, old.seed.wrapping_add(i as u64)))
+                                    .collect()
+                            });
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        self.trees = trees;
+        self.pool = pool;
+        Ok(())
+    }
+
+    fn build_trees(
+        options: &Options,
+        capacity: usize,
+        root: G,
+    ) -> Result<Vec<Tree<G>>, SearchError> {
         (0..options.threads)
             .map(|i| Tree::new(capacity, root, options.seed.wrapping_add(i as u64)))
             .collect()
@@ -558,6 +696,11 @@ impl<G: Game> Searcher<G> {
         let start = Instant::now();
         let params = self.options.params;
         let threads = self.trees.len();
+        let workers = self
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() + 1)
+            .min(threads);
         for (i, tree) in self.trees.iter_mut().enumerate() {
             tree.advance(root);
             tree.reseed(self.options.seed.wrapping_add(i as u64));
@@ -580,6 +723,10 @@ impl<G: Game> Searcher<G> {
         let shares: Vec<Share> = (0..threads)
             .map(|i| Share::new(children, quota(i)))
             .collect();
+        for (tree, share) in self.trees.iter().zip(&shares) {
+            // Proofs found by begin_search count from the start.
+            share.publish(tree);
+        }
         let done = AtomicBool::new(false);
         let plan = plan(limits, self.options.move_overhead, root.ply());
         let ctx = RunContext {
@@ -587,11 +734,11 @@ impl<G: Game> Searcher<G> {
             control,
             done: &done,
             infinite: limits.infinite,
-            yield_cpu: threads >= std::thread::available_parallelism().map_or(1, |n| n.get()),
+            yield_cpu: workers >= cores(),
         };
 
-        let (main_tree, rest) = self.trees.split_first_mut().expect("at least one tree");
-        let (main_share, rest_shares) = shares.split_first().expect("one share per tree");
+        let mut groups = groups(&mut self.trees, &shares, workers);
+        let (main_group, rest) = groups.split_first_mut().expect("at least one group");
         let mut main = MainLoop {
             ctx: &ctx,
             plan,
@@ -604,15 +751,15 @@ impl<G: Game> Searcher<G> {
         };
         match &self.pool {
             Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
-                for (i, (tree, share)) in rest.iter_mut().zip(rest_shares).enumerate() {
+                for group in rest.iter_mut() {
                     let ctx = &ctx;
-                    let q = quota(i + 1);
-                    s.spawn(move |_| worker(tree, share, q, ctx));
+                    s.spawn(move |_| worker(group, ctx));
                 }
-                main.run(main_tree, main_share, quota(0));
+                main.run(main_group);
             }),
-            _ => main.run(main_tree, main_share, quota(0)),
+            _ => main.run(main_group),
         }
+        drop(groups);
         self.report(start)
     }
 
@@ -621,48 +768,24 @@ impl<G: Game> Searcher<G> {
     fn report(&self, start: Instant) -> Report<G::Move> {
         let main_tree = &self.trees[0];
         let n = main_tree.root().num_children as usize;
-        let mut sums = vec![ChildSum::default(); n];
-        let mut nodes = 0;
-        let mut depth_sum = 0;
-        let mut playouts = 0;
-        let mut seldepth = 0;
-        let mut full = 0;
-        for tree in &self.trees {
-            nodes += tree.iterations;
-            depth_sum += tree.depth_sum;
-            playouts += tree.playouts;
-            seldepth = seldepth.max(tree.max_depth);
-            full = full.max(hashfull(tree));
-            for (k, c) in tree.root().children().enumerate().take(n) {
-                let node = tree.node(c);
-                sums[k].add(
-                    node.visits,
-                    node.score,
-                    tree.root_wdl[k],
-                    node.proof,
-                    node.dist,
-                );
-            }
-        }
-        let lines = ordered_lines(main_tree, &sums, |k| {
+        let shares: Vec<Share> = self
+            .trees
+            .iter()
+            .map(|tree| {
+                let share = Share::new(n, None);
+                share.publish(tree);
+                share
+            })
+            .collect();
+        build_report(&shares, main_tree, start.elapsed(), |k| {
             let (tree, child) = self
                 .trees
                 .iter()
                 .map(|t| (t, t.root().first_child as usize + k))
                 .max_by_key(|(t, c)| t.node(*c).visits)
                 .expect("at least one tree");
-            let mut pv = vec![tree.node(child).mv];
-            pv.extend(tree.pv_from(child, MAX_PV - 1));
-            pv
-        });
-        Report {
-            lines,
-            nodes,
-            elapsed: start.elapsed(),
-            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
-            seldepth,
-            hashfull: full,
-        }
+            pv_through(tree, child)
+        })
     }
 }
 
@@ -683,30 +806,77 @@ impl RunContext<'_> {
     }
 }
 
-/// A helper thread: iterates until told to stop or its quota is spent.
-fn worker<G: Game>(tree: &mut Tree<G>, share: &Share, quota: Option<u64>, ctx: &RunContext) {
-    let mut since_publish = 0;
-    while !ctx.stopped() {
-        let exhausted = quota.is_some_and(|q| tree.iterations >= q);
-        if exhausted || tree.root().proof != UNKNOWN {
-            // Nothing left to do; wait for the reporting thread.
-            share.publish(tree);
-            std::thread::sleep(Duration::from_micros(200));
-            continue;
+/// One tree as a search thread runs it: the tree, where it publishes and
+/// its iteration budget.
+struct Slot<'a, G: Game> {
+    tree: &'a mut Tree<G>,
+    share: &'a Share,
+    quota: Option<u64>,
+}
+
+impl<G: Game> Slot<'_, G> {
+    /// Whether the tree has work left: budget, and a root not yet proven.
+    fn active(&self) -> bool {
+        self.tree.root().proof.is_none() && self.quota.is_none_or(|q| self.tree.iterations < q)
+    }
+
+    /// Runs up to `n` iterations, fewer when the search stops, the root is
+    /// proven or the budget is spent, and publishes the statistics.
+    fn run(&mut self, n: u32, ctx: &RunContext) {
+        for _ in 0..n {
+            if ctx.stopped() || !self.active() {
+                break;
+            }
+            self.tree.iterate(ctx.params);
         }
-        tree.iterate(ctx.params);
-        since_publish += 1;
-        if since_publish >= PUBLISH_EVERY {
-            share.publish(tree);
-            since_publish = 0;
+        self.share.publish(self.tree);
+    }
+}
+
+/// Splits the trees (with their shares and budgets) into `threads` groups,
+/// tree `i` to group `i % threads`: each search thread runs its group's
+/// trees in turn. Tree 0 goes to group 0, the reporting thread's.
+fn groups<'a, G: Game>(
+    trees: &'a mut [Tree<G>],
+    shares: &'a [Share],
+    threads: usize,
+) -> Vec<Vec<Slot<'a, G>>> {
+    let mut groups: Vec<Vec<Slot<'a, G>>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, (tree, share)) in trees.iter_mut().zip(shares).enumerate() {
+        groups[i % threads].push(Slot {
+            tree,
+            share,
+            quota: share.quota,
+        });
+    }
+    groups
+}
+
+/// A helper thread: runs its trees in turn until told to stop; waits once
+/// none has anything left to do.
+fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext) {
+    while !ctx.stopped() {
+        let mut busy = false;
+        for slot in group.iter_mut().filter(|s| s.active()) {
+            busy = true;
+            slot.run(PUBLISH_EVERY, ctx);
             if ctx.yield_cpu {
                 // Let the input thread run promptly when every core
                 // searches (stop latency); one system call a millisecond.
                 std::thread::yield_now();
             }
         }
+        if !busy {
+            // Nothing left to do; wait for the reporting thread.
+            for slot in group.iter() {
+                slot.share.publish(slot.tree);
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
-    share.publish(tree);
+    for slot in group.iter() {
+        slot.share.publish(slot.tree);
+    }
 }
 
 /// The reporting thread: searches like a worker, and also watches the
@@ -723,12 +893,14 @@ struct MainLoop<'a, 'b, G: Game> {
 }
 
 impl<G: Game> MainLoop<'_, '_, G> {
-    fn run(&mut self, tree: &mut Tree<G>, share: &Share, quota: Option<u64>) {
+    /// Runs the group's trees in turn, the main tree (the one whose depth
+    /// the depth limit reads and whose PVs the info reports show) first.
+    fn run(&mut self, group: &mut [Slot<G>]) {
         let ctx = self.ctx;
         let mut was_pondering = ctx.control.is_pondering();
         let mut time_base = self.start;
         let mut chunks = 0u32;
-        loop {
+        'search: loop {
             if ctx.control.is_stopped() {
                 break;
             }
@@ -739,56 +911,56 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 was_pondering = false;
             }
             let waiting = ctx.infinite || pondering;
-            let exhausted = quota.is_some_and(|q| tree.iterations >= q);
-            let proven = self.root_proven(tree);
-            if exhausted || proven {
+            let proven = self.root_proven();
+            if proven || !group.iter().any(|s| s.active()) {
                 if !waiting && (proven || self.others_finished()) {
                     break;
                 }
-                share.publish(tree);
-                self.maybe_info(tree);
+                for slot in group.iter() {
+                    slot.share.publish(slot.tree);
+                }
+                self.maybe_info(group[0].tree);
                 std::thread::sleep(Duration::from_micros(200));
                 continue;
             }
-            for _ in 0..CHECK_EVERY {
-                if ctx.control.is_stopped() || tree.root().proof != UNKNOWN {
-                    break;
+            for i in 0..group.len() {
+                if !group[i].active() {
+                    continue;
                 }
-                if quota.is_some_and(|q| tree.iterations >= q) {
-                    break;
+                group[i].run(CHECK_EVERY, ctx);
+                chunks += 1;
+                if ctx.yield_cpu && chunks.is_multiple_of(4) {
+                    // As in the workers: let the input thread run promptly.
+                    std::thread::yield_now();
                 }
-                tree.iterate(ctx.params);
+                if ctx.control.is_stopped()
+                    || (!waiting && self.limits_reached(group[0].tree, time_base))
+                {
+                    break 'search;
+                }
+                self.maybe_info(group[0].tree);
             }
-            share.publish(tree);
-            chunks += 1;
-            if ctx.yield_cpu && chunks.is_multiple_of(4) {
-                // As in the workers: let the input thread run promptly.
-                std::thread::yield_now();
-            }
-            if !waiting && self.limits_reached(tree, time_base) {
-                break;
-            }
-            self.maybe_info(tree);
         }
         self.ctx.done.store(true, Ordering::SeqCst);
-        share.publish(tree);
-    }
-
-    /// Whether any tree has proven the root (proofs hold in every tree).
-    fn root_proven(&self, tree: &Tree<G>) -> bool {
-        if tree.root().proof != UNKNOWN {
-            return true;
+        for slot in group.iter() {
+            slot.share.publish(slot.tree);
         }
-        // A root child proven a win in any tree proves the root.
-        self.shares
-            .iter()
-            .any(|s| s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == WIN))
     }
 
-    /// With node quotas, whether every other thread has spent its own.
+    /// Whether any tree has proven the root (proofs hold in every tree),
+    /// or a root move is proven a win in any tree (which proves the root).
+    fn root_proven(&self) -> bool {
+        let win = encode_proof(Some(Verdict::Win));
+        self.shares.iter().any(|s| {
+            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
+                || s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == win)
+        })
+    }
+
+    /// With node quotas, whether every thread has spent its own.
     fn others_finished(&self) -> bool {
         self.shares.iter().all(|s| {
-            s.root_proof.load(Ordering::Relaxed) != UNKNOWN
+            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
                 || s.quota
                     .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
         })
@@ -838,7 +1010,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
         sum_shares(self.shares)
             .into_iter()
             .max_by_key(|c| c.key())
-            .is_some_and(|c| c.proof != UNKNOWN)
+            .is_some_and(|c| c.proof.is_some())
     }
 
     fn total_iterations(&self) -> u64 {
@@ -870,30 +1042,10 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// Current results from the published statistics, PVs from this
     /// thread's tree.
     fn snapshot(&self, tree: &Tree<G>) -> Report<G::Move> {
-        let r = Ordering::Relaxed;
-        let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
-        for s in self.shares {
-            nodes += s.iterations.load(r);
-            playouts += s.playouts.load(r);
-            depth_sum += s.depth_sum.load(r);
-            seldepth = seldepth.max(s.max_depth.load(r));
-            full = full.max(s.hashfull.load(r));
-        }
-        let sums = sum_shares(self.shares);
         let first = tree.root().first_child as usize;
-        let lines = ordered_lines(tree, &sums, |k| {
-            let mut pv = vec![tree.node(first + k).mv];
-            pv.extend(tree.pv_from(first + k, MAX_PV - 1));
-            pv
-        });
-        Report {
-            lines,
-            nodes,
-            elapsed: self.start.elapsed(),
-            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
-            seldepth,
-            hashfull: full,
-        }
+        build_report(self.shares, tree, self.start.elapsed(), |k| {
+            pv_through(tree, first + k)
+        })
     }
 }
 

@@ -1,13 +1,14 @@
 //! Search tests: the solver against exhaustive search, limits, memory,
 //! determinism, tree reuse and stopping.
 
-use crate::game::Outcome;
+use crate::game::{Outcome, Verdict};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
+use super::memory::Memory;
 use super::*;
 use crate::rules::{Move, Position};
 
@@ -89,7 +90,13 @@ fn immediate_win_is_played_at_once() {
             Some(Outcome::Win(pos.side_to_move())),
             "{pos}"
         );
-        assert_eq!(report.lines[0].proven, Some(Proven::Win(1)));
+        assert_eq!(
+            report.lines[0].proven,
+            Some(Proven {
+                verdict: Verdict::Win,
+                plies: 1
+            })
+        );
         assert!(report.nodes < 1_000, "stopped at once: {}", report.nodes);
     }
 }
@@ -100,7 +107,11 @@ fn forced_win_in_two_is_proven() {
         let mut s = searcher(1, 64, 1);
         let report = run(&mut s, &pos, &nodes(2_000_000));
         // MCTS-Solver proves a win, not always the shortest one.
-        let Some(Proven::Win(plies)) = report.lines[0].proven else {
+        let Some(Proven {
+            verdict: Verdict::Win,
+            plies,
+        }) = report.lines[0].proven
+        else {
             panic!("{pos}: no proven win: {:?}", report.lines[0]);
         };
         assert!(plies >= 3 && plies % 2 == 1, "{pos}: {plies}");
@@ -142,18 +153,17 @@ fn proofs_agree_with_exhaustive_search() {
         let report = run(&mut s, &pos, &nodes(30_000));
         for line in &report.lines {
             let Some(proven) = line.proven else { continue };
-            let plies = match proven {
-                Proven::Win(p) | Proven::Loss(p) | Proven::Draw(p) => p,
-            };
+            let plies = proven.plies;
             if plies > 7 {
                 continue;
             }
             let mut child = pos;
             child.play(line.mv);
-            let want = match proven {
-                Proven::Win(_) => -1,
-                Proven::Loss(_) => 1,
-                Proven::Draw(_) => 0,
+            // The result for the opponent, who moves after `line.mv`.
+            let want = match proven.verdict {
+                Verdict::Win => -1,
+                Verdict::Loss => 1,
+                Verdict::Draw => 0,
             };
             assert_eq!(
                 solve(&child, plies - 1),
@@ -246,7 +256,10 @@ fn memory_bound_is_honoured() {
     // The search still finds a forced win with a full tree.
     let pos = forced_wins(3, 1)[0];
     let report = run(&mut s, &pos, &nodes(400_000));
-    assert!(matches!(report.lines[0].proven, Some(Proven::Win(_))));
+    assert_eq!(
+        report.lines[0].proven.map(|p| p.verdict),
+        Some(Verdict::Win)
+    );
 }
 
 #[test]
@@ -334,7 +347,8 @@ fn movetime_is_honoured() {
     let report = run(&mut s, &Position::startpos(), &limits);
     let took = start.elapsed();
     assert!(took >= Duration::from_millis(125), "{took:?}");
-    assert!(took < Duration::from_millis(400), "{took:?}");
+    // 130 ms of search; the bound leaves room for a loaded machine.
+    assert!(took < Duration::from_millis(1_500), "{took:?}");
     assert!(report.nodes > 0);
 }
 
@@ -343,17 +357,20 @@ fn clock_is_honoured() {
     let mut s = searcher(2, 64, 0);
     let limits = Limits {
         clock: Some(Clock {
-            time: Duration::from_millis(300),
+            time: Duration::from_millis(2_000),
             inc: Duration::from_millis(0),
             movestogo: None,
         }),
         ..Limits::default()
     };
+    let hard = plan(&limits, s.options.move_overhead, 0).unwrap().hard;
+    assert!(hard <= Duration::from_millis(200), "{hard:?}");
     let start = Instant::now();
     run(&mut s, &Position::startpos(), &limits);
-    // At most half the time left minus overhead, plus scheduling slack.
+    // At most `hard` (under 200 ms) of search; never the whole clock,
+    // even on a loaded machine.
     assert!(
-        start.elapsed() < Duration::from_millis(300),
+        start.elapsed() < Duration::from_millis(2_000),
         "{:?}",
         start.elapsed()
     );
@@ -426,8 +443,10 @@ fn stop_works_in_every_kind_of_search() {
                 stop_after(limits.clone(), false, Duration::from_millis(60), threads);
             assert!(report.best_move().is_some(), "{limits:?}");
             assert!(report.nodes > 0);
+            // About a millisecond on an idle machine (benches/search.rs);
+            // the bound leaves room for a loaded one.
             assert!(
-                latency < Duration::from_millis(50),
+                latency < Duration::from_millis(500),
                 "{limits:?}: {latency:?}"
             );
         }
@@ -438,7 +457,7 @@ fn stop_works_in_every_kind_of_search() {
         };
         let (report, latency) = stop_after(ponder, true, Duration::from_millis(100), threads);
         assert!(report.best_move().is_some());
-        assert!(latency < Duration::from_millis(50));
+        assert!(latency < Duration::from_millis(500), "{latency:?}");
     }
 }
 
@@ -463,7 +482,8 @@ fn ponderhit_starts_the_clock() {
     let returned = handle.join().unwrap();
     let after = returned.duration_since(hit);
     assert!(after >= Duration::from_millis(90), "{after:?}");
-    assert!(after < Duration::from_millis(400), "{after:?}");
+    // 110 ms of search after the hit; room for a loaded machine.
+    assert!(after < Duration::from_millis(1_500), "{after:?}");
 }
 
 #[test]
@@ -471,7 +491,8 @@ fn info_is_reported_during_long_searches() {
     let mut s = searcher(1, 64, 0);
     let mut infos = Vec::new();
     let limits = Limits {
-        movetime: Some(Duration::from_millis(2_300)),
+        // Reports come once a second: three chances for the two needed.
+        movetime: Some(Duration::from_millis(3_300)),
         ..Limits::default()
     };
     s.search(
@@ -524,4 +545,334 @@ fn depth_limit_ends_when_the_best_move_is_proven() {
         report.lines[0].proven.is_some() || report.depth >= 6,
         "{report:?}"
     );
+}
+
+fn options(threads: usize, hash_mb: usize) -> Options {
+    Options {
+        threads,
+        hash_mb,
+        ..Options::default()
+    }
+}
+
+/// A stand-in for a machine with 24 GiB of memory, 20 GiB of it available.
+fn machine_24g() -> Option<Memory> {
+    Some(Memory {
+        total: 24 << 30,
+        available: 20 << 30,
+    })
+}
+
+/// A stand-in for a machine with 100 MiB of memory, 90 MiB available.
+fn machine_100m() -> Option<Memory> {
+    Some(Memory {
+        total: 100 << 20,
+        available: 90 << 20,
+    })
+}
+
+/// Regression: a failed resize freed the old trees first, losing them.
+#[test]
+fn failed_resize_keeps_the_trees() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    run(&mut s, &start, &nodes(5_000));
+    let capacity = s.tree_capacity();
+    tree::alloc_hook::refuse_above(20.0 * tree::MIB);
+    let err = s.set_options(options(1, 64), start).unwrap_err();
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 64 }), "{err}");
+    assert_eq!(err.to_string(), "cannot allocate a search tree of 64 MiB");
+    assert_eq!(s.options(), &options(1, 16));
+    assert_eq!(s.tree_capacity(), capacity);
+    assert_eq!(s.trees[0].root().visits, 5_000, "the tree is kept");
+    assert_eq!(run(&mut s, &start, &nodes(1_000)).nodes, 1_000);
+}
+
+/// Regression: when the rollback to the old size failed too, the searcher
+/// was left without trees and the next search panicked.
+#[test]
+fn failed_resize_without_room_for_both_still_has_trees() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(2, 48), start, machine_100m).unwrap();
+    let capacity = s.tree_capacity();
+    // 64 + 48 MiB do not fit in 90: the old trees go first; the new ones
+    // fail, and the old sizes come back.
+    tree::alloc_hook::refuse_above(30.0 * tree::MIB);
+    let err = s.set_options(options(2, 64), start).unwrap_err();
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 32 }), "{err}");
+    assert_eq!(s.options(), &options(2, 48));
+    assert_eq!(s.tree_capacity(), capacity);
+    assert_eq!(s.trees.len(), 2);
+    // Now even the old size fails: the smallest trees, still one a thread.
+    tree::alloc_hook::refuse_above(1.0 * tree::MIB);
+    let err = s.set_options(options(2, 64), start).unwrap_err();
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    assert!(matches!(err, SearchError::TreeAlloc { .. }), "{err}");
+    assert_eq!(s.options(), &options(2, 48));
+    assert_eq!(s.trees.len(), 2);
+    let report = run(&mut s, &start, &nodes(2_000));
+    assert_eq!(report.nodes, 2_000);
+    assert!(report.best_move().is_some());
+}
+
+/// Regression: a failed `Searcher::new` allocated trees of the default
+/// size (256 MiB) as a rollback, only to throw them away.
+#[test]
+fn failed_new_allocates_nothing_else() {
+    tree::alloc_hook::take_asked();
+    tree::alloc_hook::refuse_above(1.0 * tree::MIB);
+    let result = Searcher::with_memory(options(1, 64), Position::startpos(), machine_24g);
+    tree::alloc_hook::refuse_above(f64::INFINITY);
+    let err = result.err().expect("the allocation fails");
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 64 }), "{err}");
+    let asked: Vec<u64> = tree::alloc_hook::take_asked()
+        .iter()
+        .map(|b| (b / tree::MIB).round() as u64)
+        .collect();
+    assert_eq!(asked, [64], "one attempt, at the size asked for");
+}
+
+/// Regression: `Threads 256` then `Hash 65536` was accepted (64 GiB on a
+/// 24 GiB machine) while the other order was refused. The total is checked
+/// against the machine's memory whatever the order.
+#[test]
+fn hash_and_threads_are_checked_together_in_any_order() {
+    let start = Position::startpos();
+    let refused = "hash of 65536 MiB is more than this machine can hold: \
+                   20480 MiB of memory available";
+    let mut a = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    a.set_options(options(256, 16), start).unwrap();
+    let err = a.set_options(options(256, 65536), start).unwrap_err();
+    assert!(matches!(err, SearchError::NotEnoughMemory { .. }), "{err}");
+    assert_eq!(err.to_string(), refused);
+    assert_eq!(a.options(), &options(256, 16));
+    assert_eq!(a.trees.len(), 256);
+
+    let mut b = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    let err = b.set_options(options(1, 65536), start).unwrap_err();
+    assert_eq!(err.to_string(), refused);
+    b.set_options(options(256, 16), start).unwrap();
+    assert_eq!(b.options(), a.options());
+
+    // What fits is accepted in any order.
+    for threads in [1, 4] {
+        let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+        s.set_options(options(threads, 16), start).unwrap();
+        s.set_options(options(threads, 64), start).unwrap();
+        assert_eq!(s.trees.len(), threads);
+    }
+}
+
+/// The memory the current trees use is freed with them, so it counts as
+/// available for their replacement.
+#[test]
+fn the_trees_memory_counts_as_available() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 60), start, machine_100m).unwrap();
+    run(&mut s, &start, &nodes(100_000));
+    let in_use_mb = (s.trees[0].bytes_in_use() / tree::MIB) as usize;
+    assert!(in_use_mb >= 2, "{in_use_mb} MiB");
+    // The machine now has 40 MiB left besides the tree.
+    s.memory = || {
+        Some(Memory {
+            total: 100 << 20,
+            available: 40 << 20,
+        })
+    };
+    let err = s
+        .set_options(options(2, 40 + in_use_mb + 1), start)
+        .unwrap_err();
+    assert!(matches!(err, SearchError::NotEnoughMemory { .. }), "{err}");
+    s.set_options(options(2, 40 + in_use_mb), start).unwrap();
+}
+
+#[test]
+fn bad_sizes_are_refused() {
+    let start = Position::startpos();
+    let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    let cases = [
+        (options(0, 16), "threads must be at least 1"),
+        (options(257, 16), "threads must be at most 256, got 257"),
+        (options(1, 0), "hash must be at least 1 MiB"),
+    ];
+    for (o, want) in cases {
+        assert_eq!(s.set_options(o, start).unwrap_err().to_string(), want);
+    }
+    let huge = options(1, 70_000);
+    let mut big = Searcher::with_memory(options(1, 16), start, || {
+        Some(Memory {
+            total: u64::MAX,
+            available: u64::MAX,
+        })
+    })
+    .unwrap();
+    let err = big.set_options(huge, start).unwrap_err();
+    assert!(matches!(err, SearchError::TreeTooLarge { .. }), "{err}");
+    assert!(err.to_string().contains("set more threads or less hash"));
+    assert_eq!(s.options(), &options(1, 16), "nothing changed");
+}
+
+/// Regression: with far more threads than cores (256 on 2), `go movetime
+/// 100` took up to a second and `stop` tens of milliseconds, since the
+/// reporting thread got a 1/128 share of the CPU. No more threads than
+/// cores run now, each searching its share of the trees in turn.
+#[test]
+fn many_threads_keep_time_and_stop() {
+    let mut s = searcher(MAX_THREADS, 64, 0);
+    let workers = s.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1);
+    assert!(
+        workers <= cores(),
+        "{workers} threads for {} cores",
+        cores()
+    );
+    let movetime = Limits {
+        movetime: Some(Duration::from_millis(100)),
+        ..Limits::default()
+    };
+    let clock = Limits {
+        clock: Some(Clock {
+            time: Duration::from_millis(300),
+            inc: Duration::ZERO,
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    for limits in [movetime, clock] {
+        let start = Instant::now();
+        let report = run(&mut s, &Position::startpos(), &limits);
+        assert!(report.best_move().is_some());
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(1), "{limits:?}: {took:?}");
+    }
+    let infinite = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let (report, latency) = stop_after(infinite, false, Duration::from_millis(100), 64);
+    assert!(report.best_move().is_some());
+    assert!(latency < Duration::from_millis(500), "{latency:?}");
+}
+
+/// With the same seed, node limit and number of trees, the result does not
+/// depend on how many threads (cores) run the trees.
+#[test]
+fn same_result_whatever_the_cores() {
+    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+    let reports: Vec<Report<Move>> = [None, Some(1), Some(2), Some(4)]
+        .into_iter()
+        .map(|helpers| {
+            let mut s = searcher(5, 32, 7);
+            s.pool = helpers.map(|n| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap()
+            });
+            run(&mut s, &pos, &nodes(20_001))
+        })
+        .collect();
+    for r in &reports[1..] {
+        assert_eq!(r.lines, reports[0].lines);
+        assert_eq!(
+            (r.nodes, r.depth, r.seldepth),
+            (reports[0].nodes, reports[0].depth, reports[0].seldepth)
+        );
+    }
+}
+
+// Same answer on every CPU: the search uses no floating-point code whose
+// result depends on the CPU (no libm calls: `ln` comes from a table made
+// at compile time; `sqrt` is exact in IEEE 754; no fused multiply-add
+// unless asked for), and the rules take the k-th set bit with `pdep`
+// where the build targets BMI2 (`target-cpu=native`) and with a loop
+// elsewhere. These tests pass on both builds (`RUSTFLAGS="-C
+// target-cpu=x86-64"` for the portable one).
+
+/// The index of the `k`-th set bit of `x`, by its definition.
+fn nth_set_bit(x: u128, k: u32) -> u32 {
+    (0..128)
+        .filter(|&i| x >> i & 1 == 1)
+        .nth(k as usize)
+        .expect("k < popcount") as u32
+}
+
+/// The `pdep` way, whatever the build targets, for comparison.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pdep_select128(x: u128, k: u32) -> u32 {
+    use std::arch::x86_64::_pdep_u64;
+    let lo = x as u64;
+    let n = lo.count_ones();
+    if k < n {
+        _pdep_u64(1 << k, lo).trailing_zeros()
+    } else {
+        64 + _pdep_u64(1 << (k - n), (x >> 64) as u64).trailing_zeros()
+    }
+}
+
+#[test]
+fn select_agrees_with_pdep_and_with_its_definition() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    let cells: u128 = (1 << 81) - 1;
+    let mut masks = vec![
+        cells,
+        u128::MAX,
+        1,
+        1 << 127,
+        1 << 63 | 1 << 64,
+        0x1ff << 60,
+    ];
+    for _ in 0..2_000 {
+        let a = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+        let b = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+        // Dense, half and sparse masks over all 128 bits and over the cells.
+        masks.extend([a, a & b, a & b & (b >> 7), a & cells, a & b & cells]);
+    }
+    #[cfg(target_arch = "x86_64")]
+    let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
+    for x in masks {
+        for k in 0..x.count_ones() {
+            let want = nth_set_bit(x, k);
+            assert_eq!(crate::rules::select128(x, k), want, "{x:#x} {k}");
+            #[cfg(target_arch = "x86_64")]
+            if bmi2 {
+                // SAFETY: this CPU has BMI2 (checked just above).
+                let got = unsafe { pdep_select128(x, k) };
+                assert_eq!(got, want, "{x:#x} {k}");
+            }
+        }
+    }
+}
+
+/// The README's `ultimo analyze --moves e5 e4 --nodes 300000 --multipv 4`
+/// (one thread, seed 0), to the visit: the same with a native and with a
+/// portable build.
+#[test]
+fn fixed_search_gives_pinned_visit_counts() {
+    let pos = crate::notation::play_moves(&Position::startpos(), ["e5", "e4"]).unwrap();
+    let mut s = Searcher::new(Options::default(), pos).unwrap();
+    let report = run(&mut s, &pos, &nodes(300_000));
+    let top: Vec<(String, u64)> = report
+        .lines
+        .iter()
+        .take(4)
+        .map(|l| (l.mv.to_string(), l.visits))
+        .collect();
+    let want = [("f2", 84509), ("d2", 45827), ("d1", 39948), ("f1", 33107)];
+    let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
+    assert_eq!(top, want);
+    assert_eq!((report.depth, report.seldepth), (6, 10));
+    // Two threads, each with its own seed and half the budget.
+    let mut s = searcher(2, 64, 0);
+    let report = run(&mut s, &pos, &nodes(40_000));
+    let top: Vec<(String, u64)> = report
+        .lines
+        .iter()
+        .take(4)
+        .map(|l| (l.mv.to_string(), l.visits))
+        .collect();
+    let want = [("f2", 7101), ("d1", 6692), ("f3", 5547), ("d3", 5527)];
+    let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
+    assert_eq!(top, want);
 }

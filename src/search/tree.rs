@@ -10,18 +10,8 @@
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use super::{Params, Playout};
-use crate::game::{Game, Outcome, Player};
-
-/// Proof states, from the point of view of the player who moved into the
-/// node.
-pub(crate) const UNKNOWN: u8 = 0;
-/// The move into this node wins by force.
-pub(crate) const WIN: u8 = 1;
-/// The move into this node loses by force.
-pub(crate) const LOSS: u8 = 2;
-/// The move into this node draws by force.
-pub(crate) const DRAW: u8 = 3;
+use super::{Params, Playout, SearchError};
+use crate::game::{Game, Outcome, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
 /// visit counts (and half-point scores, at most twice the visits) never
@@ -43,8 +33,8 @@ pub(crate) struct Node<M> {
     pub mv: M,
     /// Number of children once expanded.
     pub num_children: u8,
-    /// `UNKNOWN`, `WIN`, `LOSS` or `DRAW`, for the player who moved here.
-    pub proof: u8,
+    /// The proven result for the player who moved here, if any.
+    pub proof: Option<Verdict>,
     /// For proven nodes, plies from this node's position to the game's end
     /// under best play.
     pub dist: u8,
@@ -58,7 +48,7 @@ impl<M: Copy> Node<M> {
             score: 0,
             mv,
             num_children: 0,
-            proof: UNKNOWN,
+            proof: None,
             dist: 0,
         }
     }
@@ -77,10 +67,51 @@ pub(crate) fn bytes_per_node<M>() -> f64 {
     std::mem::size_of::<Node<M>>() as f64 + 1.5 / 8.0
 }
 
+/// Bytes in a MiB.
+pub(crate) const MIB: f64 = 1024.0 * 1024.0;
+
+/// The most nodes one tree can index (node indices are `u32`).
+pub(crate) const MAX_NODES: usize = u32::MAX as usize;
+
+/// Nodes each of `threads` trees may hold for the trees and their scratch
+/// to stay within `hash_mb` MiB in all.
+pub(crate) fn capacity_for<M>(hash_mb: usize, threads: usize) -> usize {
+    (hash_mb as f64 * MIB / bytes_per_node::<M>() / threads.max(1) as f64) as usize
+}
+
+/// Test seam: makes tree allocations fail above a size, per thread, and
+/// records the sizes asked for.
+#[cfg(test)]
+pub(crate) mod alloc_hook {
+    use std::cell::{Cell, RefCell};
+
+    thread_local! {
+        static LIMIT: Cell<f64> = const { Cell::new(f64::INFINITY) };
+        static ASKED: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Trees of more than `bytes` fail to allocate on this thread.
+    pub fn refuse_above(bytes: f64) {
+        LIMIT.with(|l| l.set(bytes));
+    }
+
+    /// The sizes of the trees this thread asked for since the last call.
+    pub fn take_asked() -> Vec<f64> {
+        ASKED.with(|a| std::mem::take(&mut *a.borrow_mut()))
+    }
+
+    pub(super) fn refuses(bytes: f64) -> bool {
+        ASKED.with(|a| a.borrow_mut().push(bytes));
+        bytes > LIMIT.with(|l| l.get())
+    }
+}
+
 /// A search tree over game `G`, with its own random generator.
 pub(crate) struct Tree<G: Game> {
     nodes: Vec<Node<G::Move>>,
     capacity: usize,
+    /// The most nodes the tree has held (see `bytes_in_use`).
+    peak: usize,
     root_pos: G,
     /// Compaction scratch, sized once for the capacity.
     live: Vec<u64>,
@@ -110,23 +141,31 @@ pub(crate) struct Tree<G: Game> {
 
 impl<G: Game> Tree<G> {
     /// A tree holding at most `capacity` nodes (at least room for the root
-    /// and its children).
-    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, String> {
+    /// and its children). Its memory is reserved at once, and the reserve
+    /// failing is an error, not an abort.
+    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, SearchError> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
+        let failed = SearchError::TreeAlloc {
+            mib: (capacity as f64 * bytes_per_node::<G::Move>() / MIB).round() as u64,
+        };
+        #[cfg(test)]
+        if alloc_hook::refuses(capacity as f64 * bytes_per_node::<G::Move>()) {
+            return Err(failed);
+        }
         let mut nodes = Vec::new();
         let mut live = Vec::new();
         let mut prefix = Vec::new();
-        let failed = |_| {
-            let mib = capacity as f64 * bytes_per_node::<G::Move>() / (1024.0 * 1024.0);
-            format!("cannot allocate a search tree of {mib:.0} MiB")
-        };
-        nodes.try_reserve_exact(capacity).map_err(failed)?;
-        live.try_reserve_exact(words).map_err(failed)?;
-        prefix.try_reserve_exact(words).map_err(failed)?;
+        let reserved = nodes.try_reserve_exact(capacity).is_ok()
+            && live.try_reserve_exact(words).is_ok()
+            && prefix.try_reserve_exact(words).is_ok();
+        if !reserved {
+            return Err(failed);
+        }
         let mut tree = Tree {
             nodes,
             capacity,
+            peak: 0,
             root_pos,
             live,
             prefix,
@@ -145,8 +184,28 @@ impl<G: Game> Tree<G> {
         Ok(tree)
     }
 
+    /// The smallest tree (the root and its children), for when no larger
+    /// one can be had. Its few kilobytes are allocated like any small
+    /// value: failing that aborts the process, as in all of Rust.
+    pub fn minimal(root_pos: G, seed: u64) -> Self {
+        match Self::new(0, root_pos, seed) {
+            Ok(tree) => tree,
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::array::<Node<G::Move>>(G::MAX_MOVES + 1)
+                    .unwrap_or(std::alloc::Layout::new::<Node<G::Move>>()),
+            ),
+        }
+    }
+
+    /// Bytes of memory the tree has actually used so far (the reserve's
+    /// pages that were written), as opposed to reserved.
+    pub fn bytes_in_use(&self) -> f64 {
+        self.peak.max(self.nodes.len()) as f64 * bytes_per_node::<G::Move>()
+    }
+
     /// Forgets everything and starts over at `root_pos`.
     pub fn reset(&mut self, root_pos: G) {
+        self.peak = self.peak.max(self.nodes.len());
         self.nodes.clear();
         self.nodes.push(Node::new(G::Move::default()));
         self.root_pos = root_pos;
@@ -222,6 +281,7 @@ impl<G: Game> Tree<G> {
     /// live nodes and its prefix counts as the forwarding table.
     fn compact(&mut self, new_root: usize) {
         let len = self.nodes.len();
+        self.peak = self.peak.max(len);
         let words = len.div_ceil(64);
         self.live.clear();
         self.live.resize(words, 0);
@@ -268,7 +328,7 @@ impl<G: Game> Tree<G> {
             return;
         }
         if self.nodes[0].first_child == 0 {
-            self.nodes[0].proof = UNKNOWN;
+            self.nodes[0].proof = None;
             self.expand(0, &root_pos, params);
         }
         let range = self.nodes[0].children();
@@ -287,13 +347,13 @@ impl<G: Game> Tree<G> {
             if let Some(w) = root_pos.winning_move() {
                 for c in range {
                     if self.nodes[c].mv == w {
-                        self.nodes[c].proof = WIN;
+                        self.nodes[c].proof = Some(Verdict::Win);
                         self.nodes[c].dist = 0;
                     }
                 }
             }
             // The root's proof counts only the moves the search may choose.
-            self.nodes[0].proof = UNKNOWN;
+            self.nodes[0].proof = None;
             self.update_proof(0);
         }
     }
@@ -324,8 +384,8 @@ impl<G: Game> Tree<G> {
         let mut played = false;
         let outcome = loop {
             let node = self.nodes[idx];
-            if node.proof != UNKNOWN {
-                break proof_outcome(node.proof, self.mover(self.path.len() - 1));
+            if let Some(proof) = node.proof {
+                break proof_outcome(proof, self.mover(self.path.len() - 1));
             }
             if node.first_child == 0 {
                 let expand = idx == 0 || node.visits >= params.expand_visits;
@@ -333,8 +393,7 @@ impl<G: Game> Tree<G> {
                     played = true;
                     break self.playout(pos, params);
                 }
-                let proof = self.nodes[idx].proof;
-                if proof != UNKNOWN {
+                if let Some(proof) = self.nodes[idx].proof {
                     newly_proven = true;
                     break proof_outcome(proof, self.mover(self.path.len() - 1));
                 }
@@ -346,12 +405,8 @@ impl<G: Game> Tree<G> {
             if let Some(o) = pos.outcome() {
                 let mover = self.mover(self.path.len() - 1);
                 let node = &mut self.nodes[child];
-                if node.proof == UNKNOWN && params.solver {
-                    node.proof = match o {
-                        Outcome::Draw => DRAW,
-                        Outcome::Win(p) if p == mover => WIN,
-                        Outcome::Win(_) => LOSS,
-                    };
+                if node.proof.is_none() && params.solver {
+                    node.proof = Some(o.verdict_for(mover));
                     node.dist = 0;
                     newly_proven = true;
                 }
@@ -371,26 +426,7 @@ impl<G: Game> Tree<G> {
         let first = range.start;
         let children = &self.nodes[range];
         let fpu = params.fpu;
-        // q + explore / sqrt(n) with q = score / (2 n), computed as
-        // (score / 2 / sqrt(n) + explore) / sqrt(n).
-        let value = |child: &Node<G::Move>| -> f32 {
-            let inv = inv_sqrt(child.visits);
-            let half_score = if child.proof == DRAW {
-                0.5 * child.visits as f32
-            } else {
-                0.5 * child.score as f32
-            };
-            let value = if child.visits == 0 {
-                fpu
-            } else {
-                (half_score * inv + explore) * inv
-            };
-            if child.proof == LOSS {
-                f32::NEG_INFINITY
-            } else {
-                value
-            }
-        };
+        let value = |child: &Node<G::Move>| uct(child, explore, fpu);
         let best = if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
@@ -428,26 +464,19 @@ impl<G: Game> Tree<G> {
             values.iter().position(|&v| v == top).unwrap_or(0)
         };
         if idx == 0 && !self.root_allowed[best] {
-            return self.select_allowed(first, explore, params);
+            return self.select_allowed(first, explore, fpu);
         }
         first + best
     }
 
     /// Root selection when the search is restricted to some moves.
     #[cold]
-    fn select_allowed(&self, first: usize, explore: f32, params: &Params) -> usize {
+    fn select_allowed(&self, first: usize, explore: f32, fpu: f32) -> usize {
         let n = self.nodes[0].num_children as usize;
         let mut best = first;
         let mut best_value = f32::NEG_INFINITY;
         for k in (0..n).filter(|&k| self.root_allowed[k]) {
-            let child = &self.nodes[first + k];
-            let inv = inv_sqrt(child.visits.max(1));
-            let value = match (child.proof, child.visits) {
-                (LOSS, _) => f32::NEG_INFINITY,
-                (_, 0) => params.fpu,
-                (DRAW, _) => 0.5 + explore * inv,
-                _ => child.score as f32 * 0.5 * inv * inv + explore * inv,
-            };
+            let value = uct(&self.nodes[first + k], explore, fpu);
             if value > best_value {
                 best_value = value;
                 best = first + k;
@@ -467,7 +496,7 @@ impl<G: Game> Tree<G> {
             && let Some(_) = pos.winning_move()
         {
             let node = &mut self.nodes[idx];
-            node.proof = LOSS;
+            node.proof = Some(Verdict::Loss);
             node.dist = 1;
             return true;
         }
@@ -545,7 +574,7 @@ impl<G: Game> Tree<G> {
     /// proven. Returns whether `idx` is now proven.
     fn update_proof(&mut self, idx: usize) -> bool {
         let node = self.nodes[idx];
-        if node.proof != UNKNOWN {
+        if node.proof.is_some() {
             return false;
         }
         let mut win_dist = None::<u8>;
@@ -558,26 +587,28 @@ impl<G: Game> Tree<G> {
             }
             let child = &self.nodes[c];
             match child.proof {
-                WIN => win_dist = Some(win_dist.map_or(child.dist, |d| d.min(child.dist))),
-                LOSS => longest = longest.max(child.dist),
-                DRAW => {
+                Some(Verdict::Win) => {
+                    win_dist = Some(win_dist.map_or(child.dist, |d| d.min(child.dist)))
+                }
+                Some(Verdict::Loss) => longest = longest.max(child.dist),
+                Some(Verdict::Draw) => {
                     any_draw = true;
                     longest = longest.max(child.dist);
                 }
-                _ => all_proven = false,
+                None => all_proven = false,
             }
         }
         let (proof, dist) = if let Some(d) = win_dist {
-            (LOSS, d)
+            (Verdict::Loss, d)
         } else if !all_proven {
             return false;
         } else if any_draw {
-            (DRAW, longest)
+            (Verdict::Draw, longest)
         } else {
-            (WIN, longest)
+            (Verdict::Win, longest)
         };
         let node = &mut self.nodes[idx];
-        node.proof = proof;
+        node.proof = Some(proof);
         node.dist = dist.saturating_add(1);
         true
     }
@@ -615,6 +646,48 @@ impl<G: Game> Tree<G> {
     }
 }
 
+/// A child's UCT value, `q + explore / sqrt(n)` with `q = score / (2 n)`
+/// (a proven draw counts as `q = 1/2`), computed as
+/// `(score / 2 / sqrt(n) + explore) / sqrt(n)`; `fpu` when unvisited; minus
+/// infinity when proven lost for the player choosing. `explore` is
+/// `c * sqrt(ln N)` for the parent's `N` visits.
+#[inline(always)]
+fn uct<M>(child: &Node<M>, explore: f32, fpu: f32) -> f32 {
+    let inv = inv_sqrt(child.visits);
+    let half_score = if child.proof == Some(Verdict::Draw) {
+        0.5 * child.visits as f32
+    } else {
+        0.5 * child.score as f32
+    };
+    let value = if child.visits == 0 {
+        fpu
+    } else {
+        (half_score * inv + explore) * inv
+    };
+    if child.proof == Some(Verdict::Loss) {
+        f32::NEG_INFINITY
+    } else {
+        value
+    }
+}
+
+/// The order of the children to play, larger better: proven wins
+/// (shortest first), then the rest by visits and score, then proven losses
+/// (longest first). `dist` is the proven distance, `score` in half-points.
+#[inline]
+pub(crate) fn preference(
+    proof: Option<Verdict>,
+    dist: u8,
+    visits: u64,
+    score: u64,
+) -> (u8, i64, u64, u64) {
+    match proof {
+        Some(Verdict::Win) => (2, -(dist as i64), 0, 0),
+        Some(Verdict::Loss) => (0, dist as i64, 0, 0),
+        _ => (1, 0, visits, score),
+    }
+}
+
 /// The child of `idx` to play: a proven win (the shortest), else the most
 /// visited child not proven lost (ties to the better score), else the
 /// proven loss that lasts longest. `allowed` filters children by index.
@@ -630,13 +703,12 @@ pub(crate) fn best_child<G: Game>(
             continue;
         }
         let child = tree.node(c);
-        // Larger keys are better: proven wins (shortest first), then the
-        // rest by visits and score, then proven losses (longest first).
-        let key = match child.proof {
-            WIN => (2, -(child.dist as i64), 0, 0),
-            LOSS => (0, child.dist as i64, 0, 0),
-            _ => (1, 0, child.visits as u64, child.score as u64),
-        };
+        let key = preference(
+            child.proof,
+            child.dist,
+            child.visits as u64,
+            child.score as u64,
+        );
         if best.is_none_or(|(_, k)| key > k) {
             best = Some((c, key));
         }
@@ -732,11 +804,11 @@ fn inv_sqrt(n: u32) -> f32 {
 
 /// The outcome a proof stands for, given the player who moved into the node.
 #[inline(always)]
-fn proof_outcome(proof: u8, mover: Player) -> Outcome {
+fn proof_outcome(proof: Verdict, mover: Player) -> Outcome {
     match proof {
-        WIN => Outcome::Win(mover),
-        LOSS => Outcome::Win(mover.opponent()),
-        _ => Outcome::Draw,
+        Verdict::Win => Outcome::Win(mover),
+        Verdict::Loss => Outcome::Win(mover.opponent()),
+        Verdict::Draw => Outcome::Draw,
     }
 }
 
