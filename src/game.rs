@@ -100,6 +100,40 @@ impl Verdict {
     }
 }
 
+/// A count of a search node's children, as small as the game allows.
+pub trait ChildCount: Copy + Send + Sync + Debug + Default + 'static {
+    /// The count `n`; `n` is at most the game's `MAX_MOVES`, which fits.
+    fn from_usize(n: usize) -> Self;
+    /// The count as a `usize`.
+    fn to_usize(self) -> usize;
+}
+
+impl ChildCount for u8 {
+    #[inline(always)]
+    fn from_usize(n: usize) -> u8 {
+        debug_assert!(n <= u8::MAX as usize);
+        n as u8
+    }
+
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+}
+
+impl ChildCount for u16 {
+    #[inline(always)]
+    fn from_usize(n: usize) -> u16 {
+        debug_assert!(n <= u16::MAX as usize);
+        n as u16
+    }
+
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+}
+
 /// A two-player, zero-sum, perfect-information game with win, draw and loss.
 pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// A move. The search stores one per tree node, so keep it small.
@@ -108,11 +142,21 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// A list of moves, without allocation.
     type Moves: std::ops::Deref<Target = [Self::Move]>;
 
-    /// The most legal moves any position can have (at most 255).
+    /// How a search node counts its children: `u8` for games with at
+    /// most 255 legal moves (a 16-byte node with a one-byte move), `u16`
+    /// for games with more.
+    type ChildCount: ChildCount;
+
+    /// The most legal moves any position can have (at most what
+    /// [`Game::ChildCount`] holds).
     const MAX_MOVES: usize;
 
     /// The most plies a game can last from any position.
     const MAX_PLIES: usize;
+
+    /// The plies a game between good players is expected to last, for
+    /// time management on a clock without moves-to-go.
+    const EXPECTED_PLIES: u32;
 
     /// The player to move.
     fn side_to_move(&self) -> Player;
