@@ -53,14 +53,6 @@ pub enum CliError {
     /// Super 1 al 5 `--moves` are not moves, or not legal in turn.
     #[error(transparent)]
     Super15Moves(#[from] crate::super15::notation::MovesError),
-    /// A subcommand that plays only Ultimate Tic-Tac-Toe got another game.
-    #[error("{command} plays only uttt, not {game}")]
-    UtttOnly {
-        /// The subcommand.
-        command: &'static str,
-        /// The game asked for.
-        game: crate::game::GameKind,
-    },
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
