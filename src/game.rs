@@ -100,6 +100,40 @@ impl Verdict {
     }
 }
 
+/// A count of a search node's children, as small as the game allows.
+pub trait ChildCount: Copy + Send + Sync + Debug + Default + 'static {
+    /// The count `n`; `n` is at most the game's `MAX_MOVES`, which fits.
+    fn from_usize(n: usize) -> Self;
+    /// The count as a `usize`.
+    fn to_usize(self) -> usize;
+}
+
+impl ChildCount for u8 {
+    #[inline(always)]
+    fn from_usize(n: usize) -> u8 {
+        debug_assert!(n <= u8::MAX as usize);
+        n as u8
+    }
+
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+}
+
+impl ChildCount for u16 {
+    #[inline(always)]
+    fn from_usize(n: usize) -> u16 {
+        debug_assert!(n <= u16::MAX as usize);
+        n as u16
+    }
+
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+}
+
 /// A two-player, zero-sum, perfect-information game with win, draw and loss.
 pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// A move. The search stores one per tree node, so keep it small.
@@ -108,11 +142,21 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// A list of moves, without allocation.
     type Moves: std::ops::Deref<Target = [Self::Move]>;
 
-    /// The most legal moves any position can have (at most 255).
+    /// How a search node counts its children: `u8` for games with at
+    /// most 255 legal moves (a 16-byte node with a one-byte move), `u16`
+    /// for games with more.
+    type ChildCount: ChildCount;
+
+    /// The most legal moves any position can have (at most what
+    /// [`Game::ChildCount`] holds).
     const MAX_MOVES: usize;
 
     /// The most plies a game can last from any position.
     const MAX_PLIES: usize;
+
+    /// The plies a game between good players is expected to last, for
+    /// time management on a clock without moves-to-go.
+    const EXPECTED_PLIES: u32;
 
     /// The player to move.
     fn side_to_move(&self) -> Player;
@@ -162,5 +206,104 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
             }
             None => self.play_random(rng),
         }
+    }
+}
+
+/// The games Ultimo plays, as the command line's `--game` and the
+/// protocol's game list name them.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, clap::ValueEnum)]
+pub enum GameKind {
+    /// Ultimate Tic-Tac-Toe (the default).
+    #[default]
+    Uttt,
+    /// Super 1 al 5 (see `docs/super-1-al-5.md`).
+    Super15,
+}
+
+impl GameKind {
+    /// Every game, the default first.
+    pub const ALL: [GameKind; 2] = [GameKind::Uttt, GameKind::Super15];
+
+    /// The game's name: `uttt` or `super15`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameKind::Uttt => "uttt",
+            GameKind::Super15 => "super15",
+        }
+    }
+
+    /// The game of a name (case-insensitive), if it is one.
+    pub fn from_name(name: &str) -> Option<GameKind> {
+        GameKind::ALL
+            .into_iter()
+            .find(|g| g.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An error of a game's text, as the tools above need it: shown to people,
+/// kept in typed errors, compared in tests.
+pub trait TextError: std::error::Error + Clone + PartialEq + Send + Sync + 'static {}
+
+impl<E: std::error::Error + Clone + PartialEq + Send + Sync + 'static> TextError for E {}
+
+/// A game's text: the start position, positions and moves read and
+/// written, and the legality of a move with its reason. The protocol, the
+/// tools and the match referee see a game only through this and [`Game`].
+/// A position reads with `FromStr` and writes with `Display`; a move
+/// writes with `Display`.
+pub trait Notation: Game + std::str::FromStr<Err = Self::FenError> {
+    /// Which game this is.
+    const KIND: GameKind;
+    /// Why a text is no position.
+    type FenError: TextError;
+    /// Why a word is no move.
+    type MoveError: TextError;
+    /// Why a move is illegal in a position.
+    type PlayError: TextError;
+    /// Why a list of moves cannot be played.
+    type MovesError: TextError;
+
+    /// The start position.
+    fn startpos() -> Self;
+
+    /// Reads one move.
+    fn parse_move(text: &str) -> Result<Self::Move, Self::MoveError>;
+
+    /// Whether `m` is legal here, and why not.
+    fn check(&self, m: Self::Move) -> Result<(), Self::PlayError>;
+
+    /// Plays a list of moves, all or nothing.
+    fn play_moves<'a, I: IntoIterator<Item = &'a str>>(
+        &self,
+        moves: I,
+    ) -> Result<Self, Self::MovesError>;
+
+    /// The leaves of the move tree `depth` plies below (a finished game is
+    /// a leaf only at depth 0). Games may override this with a faster path.
+    fn perft(&self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => self.legal_moves().len() as u64,
+            _ => self
+                .legal_moves()
+                .iter()
+                .map(|&m| {
+                    let mut child = *self;
+                    child.play(m);
+                    child.perft(depth - 1)
+                })
+                .sum(),
+        }
+    }
+
+    /// Whether the game is over.
+    fn is_over(&self) -> bool {
+        self.outcome().is_some()
     }
 }

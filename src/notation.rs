@@ -378,6 +378,41 @@ where
     Ok(pos)
 }
 
+impl crate::game::Notation for Position {
+    const KIND: crate::game::GameKind = crate::game::GameKind::Uttt;
+    type FenError = FenError;
+    type MoveError = ParseMoveError;
+    type PlayError = crate::rules::PlayError;
+    type MovesError = MovesError;
+
+    fn startpos() -> Position {
+        Position::startpos()
+    }
+
+    fn parse_move(text: &str) -> Result<Move, ParseMoveError> {
+        text.parse()
+    }
+
+    fn check(&self, m: Move) -> Result<(), crate::rules::PlayError> {
+        Position::check(self, m)
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        crate::rules::perft(self, depth)
+    }
+
+    fn play_moves<'a, I: IntoIterator<Item = &'a str>>(
+        &self,
+        moves: I,
+    ) -> Result<Position, MovesError> {
+        play_moves(self, moves)
+    }
+
+    fn is_over(&self) -> bool {
+        Position::is_over(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,17 @@ pub enum CliError {
     /// `--moves` are not cells, or not legal in turn.
     #[error(transparent)]
     Moves(#[from] MovesError),
+    /// `--fen` is not a Super 1 al 5 position.
+    #[error("bad FEN '{fen}': {source}")]
+    Super15Fen {
+        /// The FEN as given, shortened for echoing.
+        fen: String,
+        /// What is wrong with it.
+        source: crate::super15::notation::FenError,
+    },
+    /// Super 1 al 5 `--moves` are not moves, or not legal in turn.
+    #[error(transparent)]
+    Super15Moves(#[from] crate::super15::notation::MovesError),
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,

@@ -10,7 +10,7 @@ pub mod play;
 
 pub use error::{CliError, ValueError};
 
-use crate::game::Player;
+use crate::game::{GameKind, Player};
 use crate::quote::shorten;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -19,7 +19,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::display::Style;
-use crate::notation::play_moves;
+use crate::display::board::Board;
 use crate::rules::Position;
 use crate::search::{Limits, Options};
 
@@ -30,6 +30,10 @@ use crate::search::{Limits, Options};
 #[derive(Parser)]
 #[command(name = "ultimo", version, about, long_about)]
 pub struct Cli {
+    /// The game the protocol loop starts with (`setoption name Game`
+    /// changes it)
+    #[arg(long, value_enum, default_value_t)]
+    game: GameKind,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -101,6 +105,9 @@ enum Command {
         /// Plies to look ahead (0-81)
         #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
         depth: u32,
+        /// The game
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
         #[command(flatten)]
         position: PositionArgs,
         /// Print the count below each legal move
@@ -209,7 +216,7 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
-        None => crate::protocol::run_stdio().map_err(CliError::from),
+        None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
         Some(Command::Analyze {
             position,
             time,
@@ -259,14 +266,13 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Perft {
             depth,
+            game,
             position,
             divide,
-        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
-            let mut out = io::stdout().lock();
-            crate::display::perft::run(&pos, depth, divide, &mut out)
-                .and_then(|_| out.flush())
-                .map_err(CliError::from)
-        }),
+        }) => match game {
+            GameKind::Uttt => perft::<Position>(depth, &position, divide),
+            GameKind::Super15 => perft::<crate::super15::Position>(depth, &position, divide),
+        },
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -302,15 +308,58 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The position named by an optional FEN and a list of moves played from it
-/// (the empty board when no FEN is given).
-pub fn position_from(fen: Option<&str>, moves: &[String]) -> Result<Position, CliError> {
-    let start = match fen {
-        Some(f) => f.parse().map_err(|source| CliError::Fen {
-            fen: shorten(f),
+/// `ultimo perft` for one game.
+fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Result<(), CliError> {
+    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let mut out = io::stdout().lock();
+    crate::display::perft::run(&pos, depth, divide, &mut out)
+        .and_then(|_| out.flush())
+        .map_err(CliError::from)
+}
+
+/// A game as the command line's tools need it: its board as text, and its
+/// text errors as [`CliError`]s.
+pub trait CliGame: Board {
+    /// `--fen` is not a position of this game.
+    fn fen_error(fen: &str, source: Self::FenError) -> CliError;
+    /// `--moves` cannot be played.
+    fn moves_error(source: Self::MovesError) -> CliError;
+}
+
+impl CliGame for Position {
+    fn fen_error(fen: &str, source: crate::notation::FenError) -> CliError {
+        CliError::Fen {
+            fen: shorten(fen),
             source,
-        })?,
-        None => Position::startpos(),
+        }
+    }
+
+    fn moves_error(source: crate::notation::MovesError) -> CliError {
+        CliError::Moves(source)
+    }
+}
+
+impl CliGame for crate::super15::Position {
+    fn fen_error(fen: &str, source: crate::super15::notation::FenError) -> CliError {
+        CliError::Super15Fen {
+            fen: shorten(fen),
+            source,
+        }
+    }
+
+    fn moves_error(source: crate::super15::notation::MovesError) -> CliError {
+        CliError::Super15Moves(source)
+    }
+}
+
+/// The position named by an optional FEN and a list of moves played from it
+/// (the start position when no FEN is given).
+pub fn position_from<G: CliGame>(fen: Option<&str>, moves: &[String]) -> Result<G, CliError> {
+    let start = match fen {
+        Some(f) => f.parse().map_err(|source| G::fen_error(f, source))?,
+        None => G::startpos(),
     };
-    Ok(play_moves(&start, moves.iter().map(String::as_str))?)
+    start
+        .play_moves(moves.iter().map(String::as_str))
+        .map_err(G::moves_error)
 }

@@ -1,8 +1,96 @@
 //! The board drawn as text for people (`d`, `ultimo play`, `ultimo analyze`).
 
 use super::Style;
-use crate::game::{Outcome, Player};
+use crate::game::{Notation, Outcome, Player};
 use crate::rules::{Move, Position, board_name};
+use crate::super15;
+
+/// A game's board as text for people: what `d`, `ultimo play` and
+/// `ultimo analyze` print.
+pub trait Board: Notation {
+    /// The board as a grid with file and rank labels.
+    fn diagram(&self, style: Style) -> String;
+    /// One line per fact: FEN, side to move, and what the game shows.
+    fn summary(&self) -> String;
+}
+
+impl Board for Position {
+    fn diagram(&self, style: Style) -> String {
+        diagram(self, style)
+    }
+
+    fn summary(&self) -> String {
+        summary(self)
+    }
+}
+
+impl Board for super15::Position {
+    /// Ranks 8 to 1 from the top, files a-j; a piece as its owner (`x`,
+    /// `o`; upper case when super) and number, points in brackets, `.` an
+    /// empty cell and `+` a central cell.
+    fn diagram(&self, style: Style) -> String {
+        let files = "   a     b     c     d     e     f     g     h     i     j\n";
+        let mut out = String::from(files);
+        for rank in (0..super15::RANKS).rev() {
+            out.push_str(&format!("{}  ", rank + 1));
+            for file in 0..super15::FILES {
+                let square = super15::Square::new(file, rank).expect("a cell of the board");
+                let (text, colour) = match self.piece_at(square) {
+                    None if square.is_central() => ("+".to_string(), None),
+                    None => (".".to_string(), None),
+                    Some(piece) => {
+                        let mark = match (piece.owner, piece.is_super()) {
+                            (Player::X, false) => 'x',
+                            (Player::O, false) => 'o',
+                            (Player::X, true) => 'X',
+                            (Player::O, true) => 'O',
+                        };
+                        let text = if piece.points > 0 {
+                            format!("{mark}{}({})", piece.number, piece.points)
+                        } else {
+                            format!("{mark}{}", piece.number)
+                        };
+                        (
+                            text,
+                            Some(if piece.owner == Player::X { "36" } else { "33" }),
+                        )
+                    }
+                };
+                let pad = " ".repeat(6usize.saturating_sub(text.len()).max(1));
+                match colour {
+                    Some(c) => out.push_str(&style.paint(c, &text)),
+                    None => out.push_str(&text),
+                }
+                out.push_str(&pad);
+            }
+            out.push_str(&format!(" {}\n", rank + 1));
+        }
+        out.push_str(files);
+        out
+    }
+
+    fn summary(&self) -> String {
+        let mut out = format!("fen {self}\n");
+        match self.outcome() {
+            None => out.push_str(&format!("to move: {}\n", self.side_to_move())),
+            Some(Outcome::Win(p)) => out.push_str(&format!("result: {p} won\n")),
+            Some(Outcome::Draw) => out.push_str("result: draw\n"),
+        }
+        for p in [Player::X, Player::O] {
+            out.push_str(&format!(
+                "{p}: {} pieces, value {}\n",
+                self.count(p),
+                self.value(p)
+            ));
+        }
+        out.push_str(&format!(
+            "ply {}, plies without a capture {}\n",
+            self.ply(),
+            self.quiet_plies()
+        ));
+        out
+    }
+}
 
 /// The board as a 9x9 grid with file and rank labels. The last move is
 /// shown in capitals (`X`/`O`), the cells the side to move may play as

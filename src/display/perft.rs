@@ -4,25 +4,32 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use crate::rules::{Position, perft};
+use crate::game::Notation;
+#[cfg(test)]
+use crate::rules::Position;
 
 /// Runs perft to `depth` from `pos`, writing one `<move> <count>` line per
 /// root move when `divide` is set, then a line with the time and speed, and
 /// last `total <leaves>`. Returns the leaf count.
-pub fn run(pos: &Position, depth: u32, divide: bool, out: &mut impl Write) -> io::Result<u64> {
+pub fn run<G: Notation>(
+    pos: &G,
+    depth: u32,
+    divide: bool,
+    out: &mut impl Write,
+) -> io::Result<u64> {
     let start = Instant::now();
     let total = if divide && depth > 0 {
         let mut total = 0;
         for &m in pos.legal_moves().iter() {
             let mut child = *pos;
-            child.play_unchecked(m);
-            let n = perft(&child, depth - 1);
+            child.play(m);
+            let n = child.perft(depth - 1);
             writeln!(out, "{m} {n}")?;
             total += n;
         }
         total
     } else {
-        perft(pos, depth)
+        pos.perft(depth)
     };
     let secs = start.elapsed().as_secs_f64();
     writeln!(

@@ -1,12 +1,13 @@
 //! Search results as text: protocol scores (`cp`/`mate`), proven results
 //! and chances in words, and the analysis table.
 
+use std::fmt::Display;
+
 use crate::game::Verdict;
-use crate::rules::Move;
 use crate::search::{Line, Proven, Report};
 
 /// `cp <n>` from the expected score, or `mate <n>` for a proven result.
-pub fn score(line: &Line<Move>) -> String {
+pub fn score<M>(line: &Line<M>) -> String {
     match line.proven {
         Some(p) => match p.verdict {
             Verdict::Win => format!("mate {}", p.moves()),
@@ -37,7 +38,7 @@ pub fn proven_text(p: Proven) -> String {
 
 /// A line's result for people: "wins in 3" when proven, else the chances,
 /// e.g. "win 52%, draw 10%, loss 38%".
-pub fn proven_text_or_score(line: &Line<Move>) -> String {
+pub fn proven_text_or_score<M>(line: &Line<M>) -> String {
     match line.proven {
         Some(p) => proven_text(p),
         None => {
@@ -48,7 +49,7 @@ pub fn proven_text_or_score(line: &Line<Move>) -> String {
 }
 
 /// The table of the `multipv` best moves.
-pub fn table(report: &Report<Move>, multipv: usize) -> Vec<String> {
+pub fn table<M: Display + Copy>(report: &Report<M>, multipv: usize) -> Vec<String> {
     let mut rows = vec![format!(
         "{:>3}  {:<4} {:>9}  {:>5} {:>5} {:>5}  {:<10} {:<12} pv",
         "#", "move", "visits", "win%", "draw%", "loss%", "score", "proven"
@@ -85,6 +86,7 @@ pub fn table(report: &Report<Move>, multipv: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Move;
 
     #[test]
     fn centipawn_formula() {

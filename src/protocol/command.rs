@@ -7,13 +7,13 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::input::millis;
-use crate::notation::{FenError, MovesError, ParseMoveError, play_moves};
+use crate::game::Notation;
 use crate::quote::shorten;
-use crate::rules::{Move, PlayError, Position};
+use crate::rules::Position;
 
 /// One input line, understood.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Command {
+pub enum Command<G: Notation = Position> {
     /// `uci` (false) or `ugi` (true).
     Hello {
         /// Whether the UGI dialect was asked for.
@@ -31,9 +31,9 @@ pub enum Command {
     /// `ucinewgame` or `uginewgame`.
     NewGame,
     /// `position ...`, already played out.
-    Position(Position),
+    Position(G),
     /// `go ...`.
-    Go(Go),
+    Go(Go<G::Move>),
     /// `stop`.
     Stop,
     /// `ponderhit`.
@@ -65,7 +65,7 @@ pub enum Query {
 
 /// The parameters of `go`.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Go {
+pub struct Go<M = crate::rules::Move> {
     /// Time left for x and o.
     pub time: [Option<Duration>; 2],
     /// Increments for x and o.
@@ -83,7 +83,7 @@ pub struct Go {
     /// Search on the opponent's time.
     pub ponder: bool,
     /// Moves to consider (all when empty).
-    pub searchmoves: Vec<Move>,
+    pub searchmoves: Vec<M>,
 }
 
 /// How a number in `go` is read, for its error message.
@@ -113,7 +113,7 @@ fn got(text: &Option<String>) -> String {
 /// Why a line is not a command that can be carried out. Every text it
 /// quotes from the line is shortened ([`shorten`]).
 #[derive(Clone, Debug, PartialEq, Error)]
-pub enum CommandError {
+pub enum CommandError<G: Notation = Position> {
     /// The first word is no command.
     #[error("unknown command '{0}' (try 'uci' or 'help')")]
     Unknown(String),
@@ -137,10 +137,10 @@ pub enum CommandError {
     FenMissing,
     /// A FEN does not describe a position.
     #[error("bad FEN: {0}")]
-    Fen(FenError),
+    Fen(G::FenError),
     /// A move list cannot be played.
     #[error("{0}")]
-    Moves(MovesError),
+    Moves(G::MovesError),
     /// A `go` parameter's number is missing or not a number.
     #[error("go: {param} needs {kind}{}", got(.text))]
     GoNumber {
@@ -159,14 +159,14 @@ pub enum CommandError {
     SearchMovesEmpty,
     /// A `go searchmoves` word is not a cell.
     #[error("go searchmoves: {0}")]
-    SearchMoveParse(ParseMoveError),
+    SearchMoveParse(G::MoveError),
     /// A `go searchmoves` move is illegal here.
     #[error("go searchmoves: {mv} is illegal: {reason}")]
     SearchMoveIllegal {
         /// The move.
-        mv: Move,
+        mv: G::Move,
         /// Why it cannot be played.
-        reason: PlayError,
+        reason: G::PlayError,
     },
     /// `query` with an unknown question.
     #[error("query: unknown question '{0}' (p1turn, gameover or result)")]
@@ -184,14 +184,14 @@ pub enum CommandError {
 
 /// Reads one line. `Ok(None)` for a blank line. The position is needed to
 /// check `searchmoves`; `position` commands are played out from scratch.
-pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandError> {
+pub fn parse<G: Notation>(line: &str, current: &G) -> Result<Option<Command<G>>, CommandError<G>> {
     let mut words = line.split_whitespace();
     let Some(first) = words.next() else {
         return Ok(None);
     };
     let rest: Vec<&str> = words.collect();
     let name = first.to_ascii_lowercase();
-    let no_args = |cmd: Command| {
+    let no_args = |cmd: Command<G>| {
         if rest.is_empty() {
             Ok(Some(cmd))
         } else {
@@ -234,7 +234,7 @@ pub fn parse(line: &str, current: &Position) -> Result<Option<Command>, CommandE
     }
 }
 
-fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
+fn parse_setoption<G: Notation>(rest: &[&str]) -> Result<Command<G>, CommandError<G>> {
     if !rest.first().is_some_and(|w| w.eq_ignore_ascii_case("name")) {
         return Err(CommandError::SetOptionSyntax);
     }
@@ -254,14 +254,14 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
     })
 }
 
-fn parse_position(rest: &[&str]) -> Result<Position, CommandError> {
+fn parse_position<G: Notation>(rest: &[&str]) -> Result<G, CommandError<G>> {
     let moves_at = rest.iter().position(|&w| w == "moves");
     let (head, moves) = match moves_at {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, &[][..]),
     };
     let start = match head {
-        ["startpos"] => Position::startpos(),
+        ["startpos"] => G::startpos(),
         ["fen", ranks, fields @ ..] => {
             // The notation layer quotes a bad field whole: hand it the
             // fields after the ranks shortened (a field that long is bad
@@ -280,11 +280,13 @@ fn parse_position(rest: &[&str]) -> Result<Position, CommandError> {
     // Likewise a move word longer than the cut is no cell: shortened, it
     // still is none, and the error quotes it short.
     let moves: Vec<_> = moves.iter().map(|w| shorten(w)).collect();
-    play_moves(&start, moves.iter().map(|w| w.as_ref())).map_err(CommandError::Moves)
+    start
+        .play_moves(moves.iter().map(|w| w.as_ref()))
+        .map_err(CommandError::Moves)
 }
 
 /// A count after a `go` parameter: a non-negative integer.
-fn count(rest: &[&str], i: usize, param: &str) -> Result<u64, CommandError> {
+fn count<G: Notation>(rest: &[&str], i: usize, param: &str) -> Result<u64, CommandError<G>> {
     let text = rest.get(i + 1).copied();
     text.and_then(|t| t.parse::<u64>().ok())
         .ok_or_else(|| CommandError::GoNumber {
@@ -295,7 +297,7 @@ fn count(rest: &[&str], i: usize, param: &str) -> Result<u64, CommandError> {
 }
 
 /// A time after a `go` parameter, capped at [`super::input::MAX_TIME`].
-fn time(rest: &[&str], i: usize, param: &str) -> Result<Duration, CommandError> {
+fn time<G: Notation>(rest: &[&str], i: usize, param: &str) -> Result<Duration, CommandError<G>> {
     let text = rest.get(i + 1).copied();
     text.and_then(millis).ok_or_else(|| CommandError::GoNumber {
         param: param.to_string(),
@@ -304,7 +306,7 @@ fn time(rest: &[&str], i: usize, param: &str) -> Result<Duration, CommandError> 
     })
 }
 
-fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
+fn parse_go<G: Notation>(rest: &[&str], current: &G) -> Result<Go<G::Move>, CommandError<G>> {
     let mut go = Go::default();
     let mut i = 0;
     while i < rest.len() {
@@ -340,9 +342,7 @@ fn parse_go(rest: &[&str], current: &Position) -> Result<Go, CommandError> {
                     return Err(CommandError::SearchMovesEmpty);
                 }
                 for text in moves {
-                    let m: Move = shorten(text)
-                        .parse()
-                        .map_err(CommandError::SearchMoveParse)?;
+                    let m = G::parse_move(&shorten(text)).map_err(CommandError::SearchMoveParse)?;
                     current
                         .check(m)
                         .map_err(|reason| CommandError::SearchMoveIllegal { mv: m, reason })?;

@@ -13,7 +13,7 @@ pub mod input;
 pub mod options;
 pub mod riddles;
 
-use crate::game::{Outcome, Player};
+use crate::game::{GameKind, Notation, Outcome, Player};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -25,18 +25,18 @@ use options::{EngineOptions, OptionError};
 use thiserror::Error;
 
 use crate::display::Style;
-use crate::display::board;
+use crate::display::board::Board;
 use crate::display::score::score;
-use crate::rules::{Move, Position};
+use crate::rules::Position;
 use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
 #[derive(Debug, Error)]
-pub enum ProtocolError {
+pub enum ProtocolError<G: Notation = Position> {
     /// The line does not parse.
     #[error(transparent)]
-    Command(#[from] CommandError),
+    Command(#[from] CommandError<G>),
     /// `setoption` cannot set the option.
     #[error(transparent)]
     Option(#[from] OptionError),
@@ -64,7 +64,18 @@ pub enum ProtocolError {
     /// `perft` could not write its report.
     #[error("perft: {0}")]
     Perft(io::Error),
+    /// `setoption name Game` with a name that is no game.
+    #[error("setoption: Game must be one of {names}, got '{0}'", names = game_names())]
+    UnknownGame(String),
 }
+
+/// The games' names, separated by spaces.
+fn game_names() -> String {
+    GameKind::ALL.map(GameKind::name).join(" ")
+}
+
+/// The name of the option that chooses the game.
+pub const GAME_OPTION: &str = "Game";
 
 /// The engine's name and version, as `id name` reports it.
 pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
@@ -126,54 +137,95 @@ pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Str
     rx
 }
 
-/// Runs the protocol on stdin and stdout until `quit` or end of input.
-pub fn run_stdio() -> Result<(), ProtocolError> {
+/// Runs the protocol on stdin and stdout until `quit` or end of input,
+/// starting with `game` (`setoption name Game` changes it).
+pub fn run_stdio(game: GameKind) -> Result<(), ProtocolError> {
     let rx = spawn_reader(io::BufReader::new(io::stdin()));
-    let mut engine = Engine::new(Output::new(io::stdout()))?;
-    engine.run(rx);
-    Ok(())
+    run(game, Output::new(io::stdout()), &rx)
+}
+
+/// Runs the protocol on lines from `rx` until `quit` or end of input,
+/// starting with `game` and switching engines when `setoption name Game`
+/// asks for another game (the other options are kept).
+pub fn run(
+    game: GameKind,
+    out: Output,
+    rx: &Receiver<Option<String>>,
+) -> Result<(), ProtocolError> {
+    let mut game = game;
+    let mut options = EngineOptions::default();
+    loop {
+        let next = match game {
+            GameKind::Uttt => Engine::<Position>::with_options(out.clone(), options)?.run(rx),
+            GameKind::Super15 => {
+                Engine::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
+            }
+        };
+        match next {
+            Some((g, o)) => (game, options) = (g, o),
+            None => return Ok(()),
+        }
+    }
 }
 
 /// A search running on its own thread.
-struct Running {
+struct Running<G: Board> {
     control: Arc<Control>,
     /// Set by the search thread just before it writes `bestmove`.
     finished: Arc<AtomicBool>,
-    handle: JoinHandle<Searcher<Position>>,
+    handle: JoinHandle<Searcher<G>>,
 }
 
-/// The engine's state between lines.
-pub struct Engine {
+/// The engine's state between lines, for one game.
+pub struct Engine<G: Board = Position> {
     out: Output,
-    pos: Position,
+    pos: G,
     options: EngineOptions,
     /// The searcher, while no search holds it.
-    searcher: Option<Searcher<Position>>,
-    running: Option<Running>,
+    searcher: Option<Searcher<G>>,
+    running: Option<Running<G>>,
+    /// The game `setoption name Game` asked for.
+    switch: Option<GameKind>,
+    /// The moves drawn with the RandomMove option so far (each draw's
+    /// generator is seeded from Seed and this count).
+    random_draws: u64,
 }
 
-impl Engine {
+impl<G: Board> Engine<G> {
     /// An engine at the start position with default options.
-    pub fn new(out: Output) -> Result<Engine, ProtocolError> {
-        let options = EngineOptions::default();
-        let searcher = Searcher::new(options.search.clone(), Position::startpos())?;
+    pub fn new(out: Output) -> Result<Engine<G>, ProtocolError> {
+        Engine::with_options(out, EngineOptions::default())
+    }
+
+    /// An engine at the start position with these options.
+    pub fn with_options(out: Output, options: EngineOptions) -> Result<Engine<G>, ProtocolError> {
+        let searcher = Searcher::new(options.search.clone(), G::startpos())?;
         Ok(Engine {
             out,
-            pos: Position::startpos(),
+            pos: G::startpos(),
             options,
             searcher: Some(searcher),
             running: None,
+            switch: None,
+            random_draws: 0,
         })
     }
 
-    /// Handles lines until `quit` or end of input.
-    pub fn run(&mut self, rx: Receiver<Option<String>>) {
+    /// Handles lines until `quit` or end of input (`None`), or until
+    /// `setoption name Game` asks for another game: then the game and the
+    /// options to start its engine with.
+    pub fn run(mut self, rx: &Receiver<Option<String>>) -> Option<(GameKind, EngineOptions)> {
         while let Ok(Some(line)) = rx.recv() {
             if !self.handle_line(&line) {
                 break;
             }
+            if let Some(game) = self.switch.take() {
+                self.quit();
+                return Some((game, self.options));
+            }
         }
         self.quit();
+        None
     }
 
     /// Handles one line; `false` when the engine should exit.
@@ -233,10 +285,7 @@ impl Engine {
 
     /// The searcher for a command that needs it: waits for a search that
     /// was told to stop; refuses while one is still running.
-    fn idle_searcher(
-        &mut self,
-        what: &'static str,
-    ) -> Result<&mut Searcher<Position>, ProtocolError> {
+    fn idle_searcher(&mut self, what: &'static str) -> Result<&mut Searcher<G>, ProtocolError<G>> {
         if let Some(r) = &self.running {
             if r.control.is_stopped() {
                 self.join();
@@ -247,17 +296,39 @@ impl Engine {
         self.searcher.as_mut().ok_or(ProtocolError::NoSearcher)
     }
 
-    fn execute(&mut self, cmd: Command) -> Result<(), ProtocolError> {
+    fn execute(&mut self, cmd: Command<G>) -> Result<(), ProtocolError<G>> {
         match cmd {
             Command::Hello { ugi } => {
                 self.out.line(&format!("id name {ENGINE_NAME}"));
                 self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+                if ugi {
+                    // The games this engine plays, the one being played first.
+                    let others = GameKind::ALL.into_iter().filter(|&g| g != G::KIND);
+                    let games: Vec<&str> = std::iter::once(G::KIND)
+                        .chain(others)
+                        .map(GameKind::name)
+                        .collect();
+                    self.out.line(&format!(
+                        "option name {GAME_OPTION} type combo default {} var {}",
+                        G::KIND,
+                        games.join(" var ")
+                    ));
+                }
                 for line in options::describe() {
                     self.out.line(&line);
                 }
                 self.out.line(if ugi { "ugiok" } else { "uciok" });
             }
             Command::IsReady => self.out.line("readyok"),
+            Command::SetOption { name, value } if name.eq_ignore_ascii_case(GAME_OPTION) => {
+                let text = value.unwrap_or_default();
+                let game = GameKind::from_name(&text)
+                    .ok_or_else(|| ProtocolError::UnknownGame(crate::quote::shorten(&text)))?;
+                self.idle_searcher("setoption")?;
+                if game != G::KIND {
+                    self.switch = Some(game);
+                }
+            }
             Command::SetOption { name, value } => {
                 let mut new = self.options.clone();
                 let action = new.set(&name, value.as_deref())?;
@@ -290,10 +361,10 @@ impl Engine {
             Command::Quit => {}
             Command::Query(q) => self.out.line(&query(&self.pos, q)),
             Command::Display => {
-                for line in board::diagram(&self.pos, Style::default()).lines() {
+                for line in self.pos.diagram(Style::default()).lines() {
                     self.out.line(line);
                 }
-                for line in board::summary(&self.pos).lines() {
+                for line in self.pos.summary().lines() {
                     self.out.line(line);
                 }
             }
@@ -325,7 +396,7 @@ impl Engine {
         Ok(())
     }
 
-    fn go(&mut self, go: Go) -> Result<(), ProtocolError> {
+    fn go(&mut self, go: Go<G::Move>) -> Result<(), ProtocolError<G>> {
         if self
             .running
             .as_ref()
@@ -338,6 +409,23 @@ impl Engine {
         }
         let pos = self.pos;
         self.idle_searcher("go")?;
+        if self.options.random_move {
+            use rand::SeedableRng;
+            let seed = self.options.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
+            self.random_draws += 1;
+            let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let legal: Vec<G::Move> = pos
+                .legal_moves()
+                .iter()
+                .copied()
+                .filter(|m| go.searchmoves.is_empty() || go.searchmoves.contains(m))
+                .collect();
+            match legal.get(rand::RngExt::random_range(&mut rng, 0..legal.len().max(1))) {
+                Some(m) => self.out.line(&format!("bestmove {m}")),
+                None => self.out.line("bestmove 0000"),
+            }
+            return Ok(());
+        }
         let mut searcher = self.searcher.take().ok_or(ProtocolError::NoSearcher)?;
         let side = pos.side_to_move().index();
         let clock = go.time[side].map(|time| Clock {
@@ -397,7 +485,7 @@ impl Engine {
 }
 
 /// The answer to a UGI query.
-fn query(pos: &Position, q: Query) -> String {
+fn query<G: Notation>(pos: &G, q: Query) -> String {
     let answer = match q {
         Query::P1Turn => (pos.side_to_move() == Player::X).to_string(),
         Query::GameOver => pos.is_over().to_string(),
@@ -420,7 +508,7 @@ struct InfoFormat {
 
 impl InfoFormat {
     /// One `info` line per reported move (at most `multipv`).
-    fn lines(&self, report: &Report<Move>) -> Vec<String> {
+    fn lines<M: std::fmt::Display + Copy>(&self, report: &Report<M>) -> Vec<String> {
         report
             .lines
             .iter()
@@ -430,7 +518,12 @@ impl InfoFormat {
             .collect()
     }
 
-    fn line(&self, report: &Report<Move>, rank: usize, line: &Line<Move>) -> String {
+    fn line<M: std::fmt::Display + Copy>(
+        &self,
+        report: &Report<M>,
+        rank: usize,
+        line: &Line<M>,
+    ) -> String {
         let mut s = format!(
             "info depth {} seldepth {} multipv {rank} score {}",
             report.depth,

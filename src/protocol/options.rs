@@ -19,6 +19,9 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// Whether `info` lines carry `wdl`.
     pub show_wdl: bool,
+    /// Whether `go` answers at once with a uniformly random legal move
+    /// instead of searching (a baseline opponent for matches).
+    pub random_move: bool,
 }
 
 impl Default for EngineOptions {
@@ -28,6 +31,7 @@ impl Default for EngineOptions {
             multipv: 1,
             ponder: false,
             show_wdl: true,
+            random_move: false,
         }
     }
 }
@@ -133,6 +137,11 @@ const SPECS: &[Spec] = &[
         name: "Solver",
         kind: Kind::Check(|o, v| o.search.params.solver = v),
         default: "true",
+    },
+    Spec {
+        name: "RandomMove",
+        kind: Kind::Check(|o, v| o.random_move = v),
+        default: "false",
     },
     Spec {
         name: "Clear Hash",

@@ -7,7 +7,10 @@ use crate::game::{Game, Outcome, Player};
 impl Game for Position {
     type Move = Move;
     type Moves = MoveList;
+    type ChildCount = u8;
     const MAX_MOVES: usize = 81;
+    // Games between strong players run about 50-60 plies.
+    const EXPECTED_PLIES: u32 = 60;
     const MAX_PLIES: usize = 81;
 
     #[inline(always)]
@@ -65,7 +68,10 @@ impl std::fmt::Display for BoardCountTiebreak {
 impl Game for BoardCountTiebreak {
     type Move = Move;
     type Moves = MoveList;
+    type ChildCount = u8;
     const MAX_MOVES: usize = 81;
+    // Games between strong players run about 50-60 plies.
+    const EXPECTED_PLIES: u32 = 60;
     const MAX_PLIES: usize = 81;
 
     fn side_to_move(&self) -> Player {

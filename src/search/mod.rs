@@ -71,7 +71,7 @@ use memory::Memory;
 pub use time::{TimePlan, plan};
 use tree::{Tree, bytes_per_node};
 
-use crate::game::{Game, Verdict};
+use crate::game::{ChildCount, Game, Verdict};
 
 /// How playouts choose moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -580,15 +580,16 @@ impl<G: Game> Searcher<G> {
         if hash_mb == 0 {
             return Err(SearchError::NoHash);
         }
-        let capacity = tree::capacity_for::<G::Move>(hash_mb, threads);
+        let capacity = tree::capacity_for::<G::Move, G::ChildCount>(hash_mb, threads);
         if capacity > tree::MAX_NODES {
             return Err(SearchError::TreeTooLarge {
                 hash_mb,
                 threads,
-                max_mb: (tree::MAX_NODES as f64 * bytes_per_node::<G::Move>() / tree::MIB) as u64,
+                max_mb: (tree::MAX_NODES as f64 * bytes_per_node::<G::Move, G::ChildCount>()
+                    / tree::MIB) as u64,
             });
         }
-        let needed = capacity as f64 * bytes_per_node::<G::Move>() * threads as f64;
+        let needed = capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>() * threads as f64;
         // Whether the new trees fit in memory while the old ones still
         // exist, as if all of both were in use (unknown without figures).
         let mut both_fit = false;
@@ -603,8 +604,9 @@ impl<G: Game> Searcher<G> {
                     available_mb: (usable / tree::MIB) as u64,
                 });
             }
-            let reserved =
-                self.tree_capacity() as f64 * bytes_per_node::<G::Move>() * self.trees.len() as f64;
+            let reserved = self.tree_capacity() as f64
+                * bytes_per_node::<G::Move, G::ChildCount>()
+                * self.trees.len() as f64;
             both_fit = needed + reserved <= usable;
         }
         // No more threads than cores: each runs its share of the trees in
@@ -719,7 +721,7 @@ impl<G: Game> Searcher<G> {
                 n / threads as u64 + u64::from((i as u64) < n % threads as u64)
             })
         };
-        let children = self.trees[0].root().num_children as usize;
+        let children = self.trees[0].root().num_children.to_usize();
         let shares: Vec<Share> = (0..threads)
             .map(|i| Share::new(children, quota(i)))
             .collect();
@@ -728,7 +730,12 @@ impl<G: Game> Searcher<G> {
             share.publish(tree);
         }
         let done = AtomicBool::new(false);
-        let plan = plan(limits, self.options.move_overhead, root.ply());
+        let plan = plan(
+            limits,
+            self.options.move_overhead,
+            root.ply(),
+            G::EXPECTED_PLIES,
+        );
         let ctx = RunContext {
             params: &params,
             control,
@@ -767,7 +774,7 @@ impl<G: Game> Searcher<G> {
     /// that searched that move most.
     fn report(&self, start: Instant) -> Report<G::Move> {
         let main_tree = &self.trees[0];
-        let n = main_tree.root().num_children as usize;
+        let n = main_tree.root().num_children.to_usize();
         let shares: Vec<Share> = self
             .trees
             .iter()

@@ -242,7 +242,7 @@ fn same_seed_same_search() {
 fn memory_bound_is_honoured() {
     let mut s = searcher(1, 1, 0);
     let capacity = s.tree_capacity();
-    assert!(capacity as f64 * tree::bytes_per_node::<Move>() <= 1024.0 * 1024.0);
+    assert!(capacity as f64 * tree::bytes_per_node::<Move, u8>() <= 1024.0 * 1024.0);
     let report = run(&mut s, &Position::startpos(), &nodes(400_000));
     assert_eq!(report.nodes, 400_000, "a full tree keeps searching");
     assert_eq!(report.hashfull, 1000.min(report.hashfull));
@@ -363,7 +363,7 @@ fn clock_is_honoured() {
         }),
         ..Limits::default()
     };
-    let hard = plan(&limits, s.options.move_overhead, 0).unwrap().hard;
+    let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
     assert!(hard <= Duration::from_millis(200), "{hard:?}");
     let start = Instant::now();
     run(&mut s, &Position::startpos(), &limits);
@@ -879,4 +879,24 @@ fn fixed_search_gives_pinned_visit_counts() {
     let want = [("f2", 7101), ("d1", 6692), ("f3", 5547), ("d3", 5527)];
     let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
     assert_eq!(top, want);
+}
+
+/// Regression: a node counted its children in a `u8`, so a Super 1 al 5
+/// position with 260 legal moves got 4 children and the search saw only
+/// them (and the root report listed 4 moves).
+#[test]
+fn more_than_255_children() {
+    let fen = "....X1(10)...../..x3....X1(10)../x2....x4...x2/...x4....x3./\
+               .x3....X1(10).../x2...x5....x3/..x2....X1(10)../o1....x5..o1. x 0 6";
+    let pos: crate::super15::Position = fen.parse().unwrap();
+    assert_eq!(pos.legal_moves().len(), 260);
+    let options = Options {
+        threads: 1,
+        hash_mb: 16,
+        ..Options::default()
+    };
+    let mut s = Searcher::new(options, pos).unwrap();
+    let control = Control::new();
+    let report = s.search(&pos, &nodes(2_000), &[], &control, &mut |_| {});
+    assert_eq!(report.lines.len(), 260);
 }

@@ -25,14 +25,19 @@ pub struct TimePlan {
 const MIN_TIME: Duration = Duration::from_millis(1);
 
 /// Own moves a game is expected to last beyond the current ply, for a clock
-/// without moves-to-go (Ultimate Tic-Tac-Toe games between strong players
-/// run about 50-60 plies).
-fn expected_moves_left(ply: u32) -> u32 {
-    (60u32.saturating_sub(ply) / 2).max(8)
+/// without moves-to-go, in a game expected to last `expected_plies`
+/// ([`crate::game::Game::EXPECTED_PLIES`]).
+fn expected_moves_left(ply: u32, expected_plies: u32) -> u32 {
+    (expected_plies.saturating_sub(ply) / 2).max(8)
 }
 
 /// The plan for `limits`, or `None` when time does not limit the search.
-pub fn plan(limits: &Limits, move_overhead: Duration, ply: u32) -> Option<TimePlan> {
+pub fn plan(
+    limits: &Limits,
+    move_overhead: Duration,
+    ply: u32,
+    expected_plies: u32,
+) -> Option<TimePlan> {
     let from_movetime = limits.movetime.map(|t| {
         let t = t.saturating_sub(move_overhead).max(MIN_TIME);
         TimePlan { soft: t, hard: t }
@@ -44,7 +49,7 @@ pub fn plan(limits: &Limits, move_overhead: Duration, ply: u32) -> Option<TimePl
         let usable = left.saturating_sub(reserve);
         let moves = c
             .movestogo
-            .map_or(expected_moves_left(ply), |m| m.clamp(1, 50));
+            .map_or(expected_moves_left(ply, expected_plies), |m| m.clamp(1, 50));
         let soft = usable / moves + c.inc.mul_f64(0.75);
         let cap = if moves == 1 {
             usable.mul_f64(0.9)
@@ -88,12 +93,12 @@ mod tests {
 
     #[test]
     fn no_time_limit() {
-        assert_eq!(plan(&Limits::default(), ms(10), 0), None);
+        assert_eq!(plan(&Limits::default(), ms(10), 0, 60), None);
         let nodes = Limits {
             nodes: Some(1000),
             ..Limits::default()
         };
-        assert_eq!(plan(&nodes, ms(10), 0), None);
+        assert_eq!(plan(&nodes, ms(10), 0, 60), None);
     }
 
     #[test]
@@ -102,8 +107,8 @@ mod tests {
             movetime: Some(ms(100)),
             ..Limits::default()
         };
-        assert_eq!(plan(&l, ms(10), 0).unwrap().hard, ms(90));
-        assert_eq!(plan(&l, ms(500), 0).unwrap().hard, MIN_TIME);
+        assert_eq!(plan(&l, ms(10), 0, 60).unwrap().hard, ms(90));
+        assert_eq!(plan(&l, ms(500), 0, 60).unwrap().hard, MIN_TIME);
     }
 
     #[test]
@@ -112,7 +117,7 @@ mod tests {
             for inc in [0, 10, 1_000] {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
                     for ply in [0, 30, 80] {
-                        let p = plan(&clock(time, inc, mtg), ms(10), ply).unwrap();
+                        let p = plan(&clock(time, inc, mtg), ms(10), ply, 60).unwrap();
                         assert!(p.soft <= p.hard);
                         let left = ms(time).saturating_sub(ms(10));
                         assert!(
@@ -127,13 +132,13 @@ mod tests {
 
     #[test]
     fn clock_shares_time_over_moves() {
-        let p = plan(&clock(60_000, 0, None), ms(0), 0).unwrap();
+        let p = plan(&clock(60_000, 0, None), ms(0), 0, 60).unwrap();
         // 30 expected moves: about 2 s a move, at most 6 s.
         assert!(p.soft > ms(1_800) && p.soft < ms(2_100), "{p:?}");
         assert!(p.hard <= ms(6_000));
-        let last = plan(&clock(10_000, 0, Some(1)), ms(0), 0).unwrap();
+        let last = plan(&clock(10_000, 0, Some(1)), ms(0), 0, 60).unwrap();
         assert!(last.hard >= ms(8_000));
-        let with_inc = plan(&clock(1_000, 100, None), ms(0), 0).unwrap();
+        let with_inc = plan(&clock(1_000, 100, None), ms(0), 0, 60).unwrap();
         assert!(with_inc.soft > ms(100));
     }
 }

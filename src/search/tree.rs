@@ -11,16 +11,16 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::{Params, Playout, SearchError};
-use crate::game::{Game, Outcome, Player, Verdict};
+use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
 /// visit counts (and half-point scores, at most twice the visits) never
 /// overflow a `u32`, however long an analysis runs.
 const RESCALE_VISITS: u32 = 1 << 30;
 
-/// A tree node: 16 bytes for a one-byte move.
+/// A tree node: 16 bytes for a one-byte move and a `u8` child count.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct Node<M> {
+pub(crate) struct Node<M, C> {
     /// Index of the first child; 0 while the node is not expanded (the root,
     /// index 0, is nobody's child).
     pub first_child: u32,
@@ -32,7 +32,7 @@ pub(crate) struct Node<M> {
     /// The move that leads here.
     pub mv: M,
     /// Number of children once expanded.
-    pub num_children: u8,
+    pub num_children: C,
     /// The proven result for the player who moved here, if any.
     pub proof: Option<Verdict>,
     /// For proven nodes, plies from this node's position to the game's end
@@ -40,14 +40,14 @@ pub(crate) struct Node<M> {
     pub dist: u8,
 }
 
-impl<M: Copy> Node<M> {
+impl<M: Copy, C: ChildCount> Node<M, C> {
     fn new(mv: M) -> Self {
         Node {
             first_child: 0,
             visits: 0,
             score: 0,
             mv,
-            num_children: 0,
+            num_children: C::default(),
             proof: None,
             dist: 0,
         }
@@ -57,14 +57,14 @@ impl<M: Copy> Node<M> {
     #[inline(always)]
     pub fn children(&self) -> std::ops::Range<usize> {
         let first = self.first_child as usize;
-        first..first + self.num_children as usize
+        first..first + self.num_children.to_usize()
     }
 }
 
 /// Bytes the tree uses per node of capacity: the node itself plus the
 /// compaction bitmap (1 bit) and its prefix counts (32 bits per 64 nodes).
-pub(crate) fn bytes_per_node<M>() -> f64 {
-    std::mem::size_of::<Node<M>>() as f64 + 1.5 / 8.0
+pub(crate) fn bytes_per_node<M, C>() -> f64 {
+    std::mem::size_of::<Node<M, C>>() as f64 + 1.5 / 8.0
 }
 
 /// Bytes in a MiB.
@@ -75,8 +75,8 @@ pub(crate) const MAX_NODES: usize = u32::MAX as usize;
 
 /// Nodes each of `threads` trees may hold for the trees and their scratch
 /// to stay within `hash_mb` MiB in all.
-pub(crate) fn capacity_for<M>(hash_mb: usize, threads: usize) -> usize {
-    (hash_mb as f64 * MIB / bytes_per_node::<M>() / threads.max(1) as f64) as usize
+pub(crate) fn capacity_for<M, C>(hash_mb: usize, threads: usize) -> usize {
+    (hash_mb as f64 * MIB / bytes_per_node::<M, C>() / threads.max(1) as f64) as usize
 }
 
 /// Test seam: makes tree allocations fail above a size, per thread, and
@@ -108,7 +108,7 @@ pub(crate) mod alloc_hook {
 
 /// A search tree over game `G`, with its own random generator.
 pub(crate) struct Tree<G: Game> {
-    nodes: Vec<Node<G::Move>>,
+    nodes: Vec<Node<G::Move, G::ChildCount>>,
     capacity: usize,
     /// The most nodes the tree has held (see `bytes_in_use`).
     peak: usize,
@@ -147,10 +147,11 @@ impl<G: Game> Tree<G> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
         let failed = SearchError::TreeAlloc {
-            mib: (capacity as f64 * bytes_per_node::<G::Move>() / MIB).round() as u64,
+            mib: (capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>() / MIB).round()
+                as u64,
         };
         #[cfg(test)]
-        if alloc_hook::refuses(capacity as f64 * bytes_per_node::<G::Move>()) {
+        if alloc_hook::refuses(capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>()) {
             return Err(failed);
         }
         let mut nodes = Vec::new();
@@ -191,8 +192,8 @@ impl<G: Game> Tree<G> {
         match Self::new(0, root_pos, seed) {
             Ok(tree) => tree,
             Err(_) => std::alloc::handle_alloc_error(
-                std::alloc::Layout::array::<Node<G::Move>>(G::MAX_MOVES + 1)
-                    .unwrap_or(std::alloc::Layout::new::<Node<G::Move>>()),
+                std::alloc::Layout::array::<Node<G::Move, G::ChildCount>>(G::MAX_MOVES + 1)
+                    .unwrap_or(std::alloc::Layout::new::<Node<G::Move, G::ChildCount>>()),
             ),
         }
     }
@@ -200,7 +201,7 @@ impl<G: Game> Tree<G> {
     /// Bytes of memory the tree has actually used so far (the reserve's
     /// pages that were written), as opposed to reserved.
     pub fn bytes_in_use(&self) -> f64 {
-        self.peak.max(self.nodes.len()) as f64 * bytes_per_node::<G::Move>()
+        self.peak.max(self.nodes.len()) as f64 * bytes_per_node::<G::Move, G::ChildCount>()
     }
 
     /// Forgets everything and starts over at `root_pos`.
@@ -229,12 +230,12 @@ impl<G: Game> Tree<G> {
 
     /// A node by index.
     #[inline(always)]
-    pub fn node(&self, i: usize) -> &Node<G::Move> {
+    pub fn node(&self, i: usize) -> &Node<G::Move, G::ChildCount> {
         &self.nodes[i]
     }
 
     /// The root node.
-    pub fn root(&self) -> &Node<G::Move> {
+    pub fn root(&self) -> &Node<G::Move, G::ChildCount> {
         &self.nodes[0]
     }
 
@@ -426,7 +427,7 @@ impl<G: Game> Tree<G> {
         let first = range.start;
         let children = &self.nodes[range];
         let fpu = params.fpu;
-        let value = |child: &Node<G::Move>| uct(child, explore, fpu);
+        let value = |child: &Node<G::Move, G::ChildCount>| uct(child, explore, fpu);
         let best = if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
@@ -472,7 +473,7 @@ impl<G: Game> Tree<G> {
     /// Root selection when the search is restricted to some moves.
     #[cold]
     fn select_allowed(&self, first: usize, explore: f32, fpu: f32) -> usize {
-        let n = self.nodes[0].num_children as usize;
+        let n = self.nodes[0].num_children.to_usize();
         let mut best = first;
         let mut best_value = f32::NEG_INFINITY;
         for k in (0..n).filter(|&k| self.root_allowed[k]) {
@@ -509,7 +510,7 @@ impl<G: Game> Tree<G> {
         self.nodes.extend(moves.iter().map(|&m| Node::new(m)));
         let node = &mut self.nodes[idx];
         node.first_child = first as u32;
-        node.num_children = moves.len() as u8;
+        node.num_children = G::ChildCount::from_usize(moves.len());
         true
     }
 
@@ -652,7 +653,7 @@ impl<G: Game> Tree<G> {
 /// infinity when proven lost for the player choosing. `explore` is
 /// `c * sqrt(ln N)` for the parent's `N` visits.
 #[inline(always)]
-fn uct<M>(child: &Node<M>, explore: f32, fpu: f32) -> f32 {
+fn uct<M, C>(child: &Node<M, C>, explore: f32, fpu: f32) -> f32 {
     let inv = inv_sqrt(child.visits);
     let half_score = if child.proof == Some(Verdict::Draw) {
         0.5 * child.visits as f32
@@ -845,7 +846,7 @@ mod tests {
 
     #[test]
     fn node_is_16_bytes() {
-        assert_eq!(std::mem::size_of::<Node<crate::rules::Move>>(), 16);
+        assert_eq!(std::mem::size_of::<Node<crate::rules::Move, u8>>(), 16);
     }
 
     #[test]

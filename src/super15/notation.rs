@@ -421,3 +421,34 @@ where
     }
     Ok(pos)
 }
+
+impl crate::game::Notation for Position {
+    const KIND: crate::game::GameKind = crate::game::GameKind::Super15;
+    type FenError = FenError;
+    type MoveError = MoveParseError;
+    type PlayError = PlayError;
+    type MovesError = MovesError;
+
+    fn startpos() -> Position {
+        Position::startpos()
+    }
+
+    fn parse_move(text: &str) -> Result<Move, MoveParseError> {
+        text.parse()
+    }
+
+    fn check(&self, m: Move) -> Result<(), PlayError> {
+        Position::check(self, m)
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        super::perft(self, depth)
+    }
+
+    fn play_moves<'a, I: IntoIterator<Item = &'a str>>(
+        &self,
+        moves: I,
+    ) -> Result<Position, MovesError> {
+        play_moves(self, moves)
+    }
+}
