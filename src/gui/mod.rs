@@ -325,7 +325,8 @@ fn drive(shared: Arc<Shared>) {
                     None => false,
                 };
                 if !started {
-                    let worker = spawn_worker(&shared, i, engine);
+                    let name = s.engines[engine].clone();
+                    let worker = spawn_worker(&shared, i, engine, name);
                     worker.run(job);
                     seat.worker = Some((worker, engine));
                 }
@@ -343,9 +344,9 @@ fn drive(shared: Arc<Shared>) {
     }
 }
 
-fn spawn_worker(shared: &Arc<Shared>, seat: usize, engine: usize) -> Worker {
+/// Starts a worker for `engine` in `seat` (the caller holds the session).
+fn spawn_worker(shared: &Arc<Shared>, seat: usize, engine: usize, name: String) -> Worker {
     let kind = shared.kinds[engine.min(shared.kinds.len() - 1)].clone();
-    let name = shared.lock().engines[engine].clone();
     let weak = Arc::downgrade(shared);
     let sink: engines::Sink = Arc::new(move |id, update| {
         if let Some(shared) = weak.upgrade() {
