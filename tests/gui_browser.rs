@@ -115,7 +115,10 @@ impl Session<'_> {
                 return v;
             }
             if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; status: {}", self.text("#status"));
+                panic!(
+                    "timed out waiting for {what}; status: {}",
+                    self.text("#status")
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -242,18 +245,28 @@ fn plays_a_game_and_analyses_in_the_browser() {
     s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
 
     // A quick engine: 300 iterations a move, set with the page's controls.
-    s.js("const k = document.getElementById('limit-kind'); k.value = 'nodes'; \
+    s.js(
+        "const k = document.getElementById('limit-kind'); k.value = 'nodes'; \
           const v = document.getElementById('limit-value'); v.value = '300'; \
-          v.dispatchEvent(new Event('change'));");
+          v.dispatchEvent(new Event('change'));",
+    );
     s.wait(10, "the node limit", "return document.getElementById('limit-value').value === '300' && !document.getElementById('status').classList.contains('error');");
 
     // An illegal click says why and changes nothing.
     s.click("rect.hit[data-i='40']"); // e5
-    s.wait(30, "the engine's reply", "return document.body.dataset.turn === 'human';");
+    s.wait(
+        30,
+        "the engine's reply",
+        "return document.body.dataset.turn === 'human';",
+    );
     let illegal = s.js("const l = [...document.querySelectorAll('rect.cell')].findIndex(c => !c.classList.contains('legal') && c.id !== 'c40'); return l;");
     let illegal = illegal.as_u64().expect("an illegal cell");
     s.click(&format!("rect.hit[data-i='{illegal}']"));
-    s.wait(10, "the refusal", "return document.querySelector('#status').classList.contains('error');");
+    s.wait(
+        10,
+        "the refusal",
+        "return document.querySelector('#status').classList.contains('error');",
+    );
     let refusal = s.text("#status");
     assert!(
         refusal.contains("the move must be on") || refusal.contains("taken"),
@@ -277,12 +290,22 @@ fn plays_a_game_and_analyses_in_the_browser() {
         let before = s.js("return document.querySelectorAll('#moves li').length;");
         s.click(&format!("rect.hit[data-i='{cell}']"));
         clicks += 1;
-        s.wait(10, "my move on the page", &format!("return document.querySelectorAll('#moves li').length > {before};"));
-        assert!(started.elapsed() < Duration::from_secs(600), "the game takes too long");
+        s.wait(
+            10,
+            "my move on the page",
+            &format!("return document.querySelectorAll('#moves li').length > {before};"),
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the game takes too long"
+        );
     }
     let result = s.text("#status");
     let state = gui_common::state(&gui.addr);
-    let outcome = state["outcome"].as_str().expect("the game is over").to_string();
+    let outcome = state["outcome"]
+        .as_str()
+        .expect("the game is over")
+        .to_string();
     let moves = state["moves"].as_array().unwrap().len();
     // The page shows what the server has: every mark, the result.
     let marks = s.js("return document.querySelectorAll('.marks g.x, .marks circle.o').length;");
@@ -303,7 +326,11 @@ fn plays_a_game_and_analyses_in_the_browser() {
     s.wait(10, "stepping back", &format!("return document.querySelector('#moves li.current') && [...document.querySelectorAll('#moves li')].indexOf(document.querySelector('#moves li.current')) === {};", moves - 5));
     let pressed = Instant::now();
     s.key("f");
-    s.wait(30, "analysis lines", "return document.querySelectorAll('#lines tr').length > 0;");
+    s.wait(
+        30,
+        "analysis lines",
+        "return document.querySelectorAll('#lines tr').length > 0;",
+    );
     let first_line = pressed.elapsed();
     let first_pv = s.text("#lines tr .pvmove.first");
     assert!(first_pv.len() == 2, "a move in the line: {first_pv:?}");
@@ -324,7 +351,7 @@ fn plays_a_game_and_analyses_in_the_browser() {
         .sum();
     let _ = writeln!(
         std::io::stderr(),
-        "gui_browser: clicked {clicks} moves (one illegal, refused: {refusal:?}); {moves} moves in all; \
+        "gui_browser: clicked {clicks} legal moves and one illegal (refused: {refusal:?}); {moves} moves in all; \
          page shows {result:?}; first analysis line {} ms after 'f'; page {page} bytes; \
          screenshots in {}",
         first_line.as_millis(),

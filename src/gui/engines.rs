@@ -536,12 +536,12 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), String>
     let mut fresh = false;
     loop {
         let got = engine.wait_for(POLL, &never, |l| {
-            if let Some((rank, line, n)) = parse_info(l, side) {
-                if rank <= lines.len() {
-                    lines[rank - 1] = Some(line);
-                    nodes = nodes.max(n);
-                    fresh = true;
-                }
+            if let Some((rank, line, n)) = parse_info(l, side)
+                && rank <= lines.len()
+            {
+                lines[rank - 1] = Some(line);
+                nodes = nodes.max(n);
+                fresh = true;
             }
             l.starts_with("bestmove")
         });
@@ -579,13 +579,13 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), String>
                 if ctx.cancelled() {
                     return stop_engine(engine);
                 }
-                if let Some(allowed) = limit {
-                    if started.elapsed() > allowed {
-                        return Err(format!(
-                            "sent no move within {} ms: it seems to hang",
-                            allowed.as_millis()
-                        ));
-                    }
+                if let Some(allowed) = limit
+                    && started.elapsed() > allowed
+                {
+                    return Err(format!(
+                        "sent no move within {} ms: it seems to hang",
+                        allowed.as_millis()
+                    ));
                 }
             }
             Err(e) => return Err(e.to_string()),

@@ -119,9 +119,9 @@ pub enum Command {
         ply: usize,
     },
     /// A new game from the empty board.
-    New,
+    New {},
     /// Take back: to the last position where a person is to move.
-    Undo,
+    Undo {},
     /// Set up a position: a FEN (empty for the empty board) and moves.
     Setup {
         /// A FEN, or empty.
@@ -169,7 +169,7 @@ pub enum Command {
         engine: usize,
     },
     /// Analyse every position of the game (Ultimo, a fixed budget each).
-    Scan,
+    Scan {},
     /// Restart a seat's engine after an error (0 x, 1 o, 2 analysis).
     Restart {
         /// The seat.
@@ -478,12 +478,12 @@ impl Session {
                 self.changed();
                 Ok(())
             }
-            Command::New => {
+            Command::New {} => {
                 self.reset_game(Position::startpos(), Vec::new());
                 self.say("new game");
                 Ok(())
             }
-            Command::Undo => {
+            Command::Undo {} => {
                 if self.cursor == 0 {
                     return Err(GuiError::Illegal("nothing to take back".into()));
                 }
@@ -557,12 +557,12 @@ impl Session {
                 if limit_changed {
                     self.reset_clocks();
                 }
-                self.seats[0].engine = x;
-                self.seats[1].engine = o;
-                if mode == Mode::Hve {
-                    let engine_side = self.human.opponent();
-                    let chosen = if engine_side == Player::X { x } else { o };
-                    self.seats[engine_side.index()].engine = chosen;
+                for (seat, engine) in [(0, x), (1, o)] {
+                    // Another engine in a seat starts without the old one's error.
+                    if self.seats[seat].engine != engine {
+                        self.seats[seat].engine = engine;
+                        self.seats[seat].error = None;
+                    }
                 }
                 self.paused = mode == Mode::Eve;
                 self.say(match mode {
@@ -590,12 +590,15 @@ impl Session {
                 }
                 self.analysis = on;
                 self.multipv = multipv;
-                self.seats[ANALYSIS].engine = engine;
+                if self.seats[ANALYSIS].engine != engine {
+                    self.seats[ANALYSIS].engine = engine;
+                    self.seats[ANALYSIS].error = None;
+                }
                 self.live = None;
                 self.changed();
                 Ok(())
             }
-            Command::Scan => {
+            Command::Scan {} => {
                 self.scan = vec![None; self.moves.len() + 1];
                 self.scanning = true;
                 self.say("analysing the whole game");
@@ -813,7 +816,7 @@ mod tests {
         assert!(err.to_string().contains("engine's turn"), "{err}");
         // Take back returns to the person's turn.
         s.play("e4".parse().unwrap(), Duration::ZERO).unwrap();
-        s.apply(Command::Undo, Duration::ZERO).unwrap();
+        s.apply(Command::Undo {}, Duration::ZERO).unwrap();
         assert_eq!(s.moves().len(), 0);
     }
 
