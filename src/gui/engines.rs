@@ -87,6 +87,24 @@ pub enum Update {
     Done,
 }
 
+/// Why an engine stopped working (the worker ends, and the process is
+/// killed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// It could not be started.
+    #[error("could not be started: {0}")]
+    Start(String),
+    /// Its process failed (crashed, closed its output, a broken pipe).
+    #[error("{0}")]
+    Process(String),
+    /// It sent an illegal or unreadable move.
+    #[error("{0}")]
+    Illegal(String),
+    /// It did not answer in time.
+    #[error("{0}: it seems to hang")]
+    Hung(String),
+}
+
 /// Where a worker sends its updates: the job number and the update.
 pub type Sink = Arc<dyn Fn(u64, Update) + Send + Sync>;
 
@@ -154,7 +172,7 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
             match start(&kind) {
                 Ok(b) => backend = Some(b),
                 Err(e) => {
-                    sink(job.id, Update::Failed(format!("could not be started: {e}")));
+                    sink(job.id, Update::Failed(e.to_string()));
                     return;
                 }
             }
@@ -174,13 +192,14 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
             Backend::External(engine) => external_job(engine, &job, &ctx),
         };
         if let Err(why) = result {
-            sink(job.id, Update::Failed(why));
+            sink(job.id, Update::Failed(why.to_string()));
             return; // drops the engine: the process is killed
         }
     }
 }
 
-fn start(kind: &Kind) -> Result<Backend, String> {
+fn start(kind: &Kind) -> Result<Backend, Failure> {
+    let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
     match kind {
         Kind::Ultimo => {
             let options = Options {
@@ -190,15 +209,14 @@ fn start(kind: &Kind) -> Result<Backend, String> {
             };
             Searcher::new(options, Position::startpos())
                 .map(|s| Backend::Ultimo(Box::new(s)))
-                .map_err(|e| e.to_string())
+                .map_err(|e| fail(&e))
         }
         Kind::External(spec) => {
             let never = AtomicBool::new(false);
-            let mut engine =
-                Engine::start(spec, START_TIMEOUT, &never).map_err(|e| e.to_string())?;
+            let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
             engine
                 .new_game(START_TIMEOUT, &never)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| fail(&e))?;
             Ok(Backend::External(engine))
         }
     }
@@ -475,26 +493,30 @@ pub fn parse_info(line: &str, side: Player) -> Option<(usize, LineView, u64)> {
 
 /// Waits for `bestmove` after `stop`; an engine that does not answer is
 /// hung.
-fn stop_engine(engine: &mut Engine) -> Result<(), String> {
+fn stop_engine(engine: &mut Engine) -> Result<(), Failure> {
     let never = AtomicBool::new(false);
-    engine.send("stop").map_err(|e| e.to_string())?;
+    engine.send("stop").map_err(process)?;
     engine
         .wait_for(GRACE, &never, |l| l.starts_with("bestmove"))
         .map(|_| ())
         .map_err(|e| match e {
-            EngineError::Timeout(_) => format!(
-                "did not stop within {} s: it seems to hang",
-                GRACE.as_secs()
-            ),
-            e => e.to_string(),
+            EngineError::Timeout(_) => {
+                Failure::Hung(format!("did not stop within {} s", GRACE.as_secs()))
+            }
+            e => process(e),
         })
 }
 
-fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), String> {
+/// A process failure from the engine code's error.
+fn process(e: EngineError) -> Failure {
+    Failure::Process(e.to_string())
+}
+
+fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure> {
     let never = AtomicBool::new(false);
     let pos = position(job);
     let side = pos.side_to_move();
-    let io = |e: EngineError| e.to_string();
+    let io = process;
     let (go, limit, multipv) = match &job.task {
         Task::Move { limit, clocks } => {
             let (go, allowed) = match *limit {
@@ -571,7 +593,8 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), String>
                     ctx.send(Update::Done);
                     return Ok(());
                 }
-                let mv = referee(&mut pos.clone(), &line)?;
+                let mv = referee(&mut pos.clone(), &line)
+                    .map_err(|e| Failure::Illegal(e.to_string()))?;
                 ctx.send(Update::Best(mv, at.saturating_duration_since(started)));
                 return Ok(());
             }
@@ -582,13 +605,13 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), String>
                 if let Some(allowed) = limit
                     && started.elapsed() > allowed
                 {
-                    return Err(format!(
-                        "sent no move within {} ms: it seems to hang",
+                    return Err(Failure::Hung(format!(
+                        "sent no move within {} ms",
                         allowed.as_millis()
-                    ));
+                    )));
                 }
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(process(e)),
         }
     }
 }

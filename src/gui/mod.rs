@@ -39,6 +39,9 @@ pub enum GuiError {
     /// The page sent something the server does not accept.
     #[error("{0}")]
     BadRequest(String),
+    /// The request does not come from the server's own page.
+    #[error("{0}")]
+    Forbidden(String),
     /// The server could not listen.
     #[error("cannot listen on {addr}: {why}")]
     Listen {
@@ -417,17 +420,24 @@ fn header_value<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
 
 /// Whether the request comes from the server's own page: its `Host` is one
 /// of the server's addresses, and its `Origin`, if any, is the same.
-fn same_origin(shared: &Shared, request: &Request) -> Result<(), String> {
-    let host = header_value(request, "host").ok_or("no Host header")?;
+fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
+    let host = header_value(request, "host")
+        .ok_or_else(|| GuiError::Forbidden("no Host header".into()))?;
     if !shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
-        return Err(format!("the Host '{}' is not this server", cut(host)));
+        return Err(GuiError::Forbidden(format!(
+            "the Host '{}' is not this server",
+            cut(host)
+        )));
     }
     if let Some(origin) = header_value(request, "origin") {
         let ok = origin
             .strip_prefix("http://")
             .is_some_and(|o| shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(o)));
         if !ok {
-            return Err(format!("the Origin '{}' is not this server", cut(origin)));
+            return Err(GuiError::Forbidden(format!(
+                "the Origin '{}' is not this server",
+                cut(origin)
+            )));
         }
     }
     Ok(())
@@ -455,7 +465,7 @@ fn error_reply(status: u16, why: &str) -> Response<std::io::Cursor<Vec<u8>>> {
 
 fn handle(shared: &Shared, mut request: Request) {
     if let Err(why) = same_origin(shared, &request) {
-        let _ = request.respond(error_reply(403, &why));
+        let _ = request.respond(error_reply(403, &why.to_string()));
         return;
     }
     let path = request.url().split('?').next().unwrap_or("").to_string();
