@@ -20,6 +20,8 @@
 //!   bot-arena dialects (CodinGame, riddles.io).
 //! - [`arena`]: engine processes, refereed games, the match runner, its
 //!   statistics and game records; it needs only the rules and notation.
+//! - [`gui`]: `ultimo gui`, a board in the browser that plays and analyses
+//!   with Ultimo and any UGI/UCI engine.
 //! - [`cli`]: the `ultimo` command line, thin front ends over the above.
 #![deny(missing_docs)]
 
@@ -27,6 +29,7 @@ pub mod arena;
 pub mod cli;
 pub mod display;
 pub mod game;
+pub mod gui;
 pub mod notation;
 pub mod protocol;
 pub mod quote;

@@ -8,6 +8,7 @@ use thiserror::Error;
 use crate::search::SearchError;
 
 use crate::arena::ArenaError;
+use crate::gui::GuiError;
 use crate::notation::{FenError, MovesError};
 use crate::protocol::ProtocolError;
 use crate::protocol::codingame::CodingameError;
@@ -70,6 +71,9 @@ pub enum CliError {
     /// The riddles.io dialect failed.
     #[error(transparent)]
     Riddles(#[from] RiddlesError),
+    /// The GUI's server failed.
+    #[error(transparent)]
+    Gui(#[from] GuiError),
     /// The match runner failed.
     #[error(transparent)]
     Arena(#[from] ArenaError),

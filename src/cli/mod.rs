@@ -86,6 +86,11 @@ enum Command {
     /// Referees every move with Ultimo's rules and reports the first
     /// engine's score, Elo, LOS and an optional SPRT.
     Match(match_cmd::MatchArgs),
+    /// Play and analyse in the browser: a board, engines, analysis lines
+    ///
+    /// Serves a page on 127.0.0.1 (a free port unless --port) and prints
+    /// its address. Ultimo is always there; --engine adds UGI/UCI engines.
+    Gui(crate::gui::GuiArgs),
     /// Search a fixed set of positions and report the speed
     ///
     /// Each of the compiled-in positions (opening, middle game, free-choice
@@ -260,6 +265,7 @@ pub fn main() -> ExitCode {
             play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
         }),
         Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
+        Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench { threads }) => {
             let mut out = io::stdout().lock();
             bench::run(threads as usize, &mut out).map(|_| ())

@@ -1,0 +1,395 @@
+// Ultimo GUI: draws the state the server streams (/events) and sends the
+// person's commands (/api). All game logic lives in the server.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const NS = "http://www.w3.org/2000/svg";
+const FILES = "abcdefghi";
+let state = null;
+let busy = false;
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(NS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+const cellName = (i) => FILES[i % 9] + (9 - Math.floor(i / 9));
+
+function say(text, error) {
+  const s = $("status");
+  s.textContent = text || "";
+  s.classList.toggle("error", !!error);
+}
+
+async function api(cmd) {
+  try {
+    const r = await fetch("/api", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(cmd),
+    });
+    const body = await r.json();
+    if (body.error) say(body.error, true);
+    return !body.error;
+  } catch (e) {
+    say("the server cannot be reached", true);
+    return false;
+  }
+}
+
+// --- The board -----------------------------------------------------------
+
+const board = $("board");
+const layers = {};
+function buildBoard() {
+  for (const name of ["bg", "heat", "grid", "marks", "big", "hit"]) layers[name] = el("g", { class: name }, board);
+  for (let b = 0; b < 9; b++) {
+    const x = (b % 3) * 30, y = Math.floor(b / 3) * 30;
+    el("rect", { x: x + 0.5, y: y + 0.5, width: 29, height: 29, rx: 1.5, class: "sub", id: "sub" + b }, layers.bg);
+  }
+  for (let i = 0; i < 81; i++) {
+    const x = (i % 9) * 10, y = Math.floor(i / 9) * 10;
+    el("rect", { x: x + 1, y: y + 1, width: 8, height: 8, rx: 1, class: "cell", id: "c" + i }, layers.bg);
+    const h = el("rect", { x: x, y: y, width: 10, height: 10, class: "hit", "data-i": i }, layers.hit);
+    h.addEventListener("click", () => clickCell(i));
+  }
+  for (let k = 1; k < 9; k++) {
+    if (k % 3 === 0) continue;
+    el("line", { x1: k * 10, y1: 2, x2: k * 10, y2: 88, class: "thin" }, layers.grid);
+    el("line", { x1: 2, y1: k * 10, x2: 88, y2: k * 10, class: "thin" }, layers.grid);
+  }
+  for (let k = 1; k < 3; k++) {
+    el("line", { x1: k * 30, y1: 1, x2: k * 30, y2: 89, class: "thick" }, layers.grid);
+    el("line", { x1: 1, y1: k * 30, x2: 89, y2: k * 30, class: "thick" }, layers.grid);
+  }
+}
+
+function mark(kind, cx, cy, r, parent, cls) {
+  if (kind === "x") {
+    const g = el("g", { class: "x " + (cls || "") }, parent);
+    el("line", { x1: cx - r, y1: cy - r, x2: cx + r, y2: cy + r }, g);
+    el("line", { x1: cx - r, y1: cy + r, x2: cx + r, y2: cy - r }, g);
+  } else {
+    el("circle", { cx, cy, r, class: "o " + (cls || "") }, parent);
+  }
+}
+
+function drawBoard(s) {
+  layers.marks.replaceChildren();
+  layers.big.replaceChildren();
+  layers.heat.replaceChildren();
+  const playable = new Set();
+  s.legal.forEach((ok, i) => { if (ok) playable.add(3 * Math.floor(i / 27) + Math.floor((i % 9) / 3)); });
+  for (let b = 0; b < 9; b++) {
+    const sub = $("sub" + b);
+    sub.classList.toggle("playable", playable.has(b) && !s.outcome);
+    sub.classList.toggle("drawn", s.boards[b] === "draw");
+    sub.classList.toggle("won", s.boards[b] === "x" || s.boards[b] === "o");
+  }
+  for (let i = 0; i < 81; i++) {
+    const c = $("c" + i);
+    c.classList.toggle("last", s.last === i);
+    c.classList.toggle("legal", s.legal[i]);
+    if (s.cells[i]) mark(s.cells[i], (i % 9) * 10 + 5, Math.floor(i / 9) * 10 + 5, 2.6, layers.marks);
+  }
+  for (let b = 0; b < 9; b++) {
+    if (s.boards[b] === "x" || s.boards[b] === "o") {
+      mark(s.boards[b], (b % 3) * 30 + 15, Math.floor(b / 3) * 30 + 15, 10, layers.big, "big");
+    }
+  }
+  const live = currentLive(s);
+  if ($("heat").checked && live && live.heat.length === 81) {
+    const max = Math.max(...live.heat, 1);
+    live.heat.forEach((v, i) => {
+      if (v > 0) el("rect", { x: (i % 9) * 10 + 1, y: Math.floor(i / 9) * 10 + 1, width: 8, height: 8, rx: 1, class: "heatcell", "fill-opacity": (0.15 + 0.7 * v / max).toFixed(2) }, layers.heat);
+    });
+  }
+}
+
+function clickCell(i) {
+  if (!state) return;
+  if (state.outcome) return say("the game is over: start a new one (n) or take back (u)", true);
+  if (!state.legal[i]) return api({ cmd: "play", mv: cellName(i) }); // the server says why
+  api({ cmd: "play", mv: cellName(i) });
+}
+
+// --- Panels ----------------------------------------------------------------
+
+function currentLive(s) {
+  return s.live && s.live.fen === s.fen ? s.live : null;
+}
+
+const pct = (v) => Math.round(v / 10) + "%";
+
+function drawAnalysis(s) {
+  const tbody = $("lines").tBodies[0];
+  tbody.replaceChildren();
+  const live = s.analysis ? currentLive(s) : null;
+  let q = null;
+  if (live && live.lines.length) {
+    q = s.side === "x" ? live.lines[0].q : 1 - live.lines[0].q;
+    $("ana-info").textContent = `${live.engine}: ${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s; win / draw / loss for ${s.side}`;
+  } else {
+    $("ana-info").textContent = s.analysis ? (s.outcome ? "the game is over" : "thinking…") : "";
+  }
+  if (live) {
+    live.lines.forEach((l) => {
+      const tr = tbody.insertRow();
+      tr.className = "line";
+      const res = tr.insertCell();
+      res.className = "res";
+      res.textContent = l.proven ? l.proven : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
+      res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
+      const pv = tr.insertCell();
+      pv.className = "pv";
+      l.pv.slice(0, 12).forEach((m, k) => {
+        const a = document.createElement("button");
+        a.type = "button";
+        a.className = "pvmove" + (k === 0 ? " first" : "");
+        a.textContent = m;
+        a.title = "play " + l.pv.slice(0, k + 1).join(" ");
+        a.addEventListener("click", () => playLine(l.pv.slice(0, k + 1)));
+        pv.appendChild(a);
+      });
+    });
+  }
+  // The bar: x's expected score, from the best line.
+  if (s.outcome) q = s.outcome === "x" ? 1 : s.outcome === "o" ? 0 : 0.5;
+  $("evalfill").style.height = q === null ? "50%" : (q * 100).toFixed(1) + "%";
+  $("evaltext").textContent = q === null ? "" : Math.round(q * 100);
+  $("evalbar").classList.toggle("off", q === null);
+}
+
+async function playLine(moves) {
+  for (const m of moves) if (!(await api({ cmd: "play", mv: m }))) break;
+}
+
+function drawMoves(s) {
+  const ol = $("moves");
+  ol.replaceChildren();
+  s.moves.forEach((m, k) => {
+    const li = document.createElement("li");
+    li.textContent = m;
+    li.className = (k % 2 === 0 ? "mx" : "mo") + (k + 1 === s.cursor ? " current" : "");
+    li.addEventListener("click", () => api({ cmd: "goto", ply: k + 1 }));
+    ol.appendChild(li);
+  });
+  // Scroll the list only (not the page) to the current move.
+  const cur = ol.querySelector(".current");
+  if (cur && (cur.offsetTop < ol.scrollTop || cur.offsetTop > ol.scrollTop + ol.clientHeight - cur.offsetHeight)) {
+    ol.scrollTop = cur.offsetTop - ol.clientHeight / 2;
+  }
+}
+
+function drawGraph(s) {
+  const g = $("graph");
+  g.replaceChildren();
+  const pts = s.scan;
+  g.classList.toggle("empty", !pts.some((p) => p !== null));
+  if (!pts.length) return;
+  const n = Math.max(pts.length - 1, 1);
+  const X = (k) => (k / n) * 300, Y = (q) => 58 - q * 56;
+  el("line", { x1: 0, y1: 30, x2: 300, y2: 30, class: "mid" }, g);
+  let d = "";
+  pts.forEach((q, k) => { if (q !== null) d += (d ? "L" : "M") + X(k).toFixed(1) + " " + Y(q).toFixed(1); });
+  if (d) el("path", { d, class: "curve" }, g);
+  el("line", { x1: X(s.cursor), y1: 0, x2: X(s.cursor), y2: 60, class: "cursor" }, g);
+  // A mistake: the mover's expected score drops by more than 0.2.
+  const startX = s.start_fen.split(" ")[1] === "x";
+  pts.forEach((q, k) => {
+    if (k === 0 || q === null || pts[k - 1] === null) return;
+    const moverX = ((k - 1) % 2 === 0) === startX;
+    const drop = moverX ? pts[k - 1] - q : q - pts[k - 1];
+    if (drop > 0.2) {
+      const c = el("circle", { cx: X(k), cy: Y(q), r: 3, class: "mistake" }, g);
+      const t = el("title", {}, c);
+      t.textContent = `${Math.ceil(k / 2)}. ${s.moves[k - 1]}: a mistake (−${Math.round(drop * 100)}%)`;
+    }
+  });
+  for (let k = 0; k < pts.length; k++) {
+    const r = el("rect", { x: X(k) - 150 / n, y: 0, width: 300 / n, height: 60, class: "hitcol" }, g);
+    r.addEventListener("click", () => api({ cmd: "goto", ply: k }));
+  }
+}
+
+function drawErrors(s) {
+  const box = $("errors");
+  box.replaceChildren();
+  const names = ["x", "o", "analysis", "game analysis"];
+  s.seats.forEach((seat, i) => {
+    if (!seat.error) return;
+    const p = document.createElement("p");
+    p.className = "engine-error";
+    p.textContent = `${names[i]}: ${seat.error} `;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "Restart";
+    b.addEventListener("click", () => api({ cmd: "restart", seat: i }));
+    p.appendChild(b);
+    box.appendChild(p);
+  });
+}
+
+function fmtClock(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function drawControls(s) {
+  const ana = s.mode === "hvh" && s.analysis;
+  if (document.activeElement !== $("mode")) $("mode").value = ana ? "ana" : s.mode;
+  $("human").value = s.human;
+  for (const sel of document.querySelectorAll("select.engines")) {
+    if (sel.options.length !== s.engines.length) {
+      sel.replaceChildren(...s.engines.map((n, i) => new Option(n, i)));
+    }
+  }
+  $("x-engine").value = s.seats[0].engine;
+  $("o-engine").value = s.seats[1].engine;
+  $("ana-engine").value = s.seats[2].engine;
+  $("side-box").hidden = s.mode !== "hve";
+  $("x-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "o");
+  $("o-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "x");
+  $("start").hidden = s.mode !== "eve";
+  $("start").textContent = s.paused ? "Start" : "Pause";
+  $("analysis").checked = s.analysis;
+  $("multipv").value = s.multipv;
+  const lim = s.limit;
+  if (document.activeElement !== $("limit-value") && document.activeElement !== $("limit-kind")) {
+    $("limit-kind").value = lim.kind;
+    $("limit-value").value = lim.kind === "movetime" ? lim.ms / 1000 : lim.kind === "nodes" ? lim.nodes : `${lim.base_ms / 60000}+${lim.inc_ms / 1000}`;
+  }
+  $("clocks").hidden = lim.kind !== "clock";
+  $("clock-x").textContent = "x " + fmtClock(s.clocks[0]);
+  $("clock-o").textContent = "o " + fmtClock(s.clocks[1]);
+  if (document.activeElement !== $("fen")) $("fen").value = s.fen;
+  $("scan").disabled = s.scanning || !s.moves.length;
+  $("scan").textContent = s.scanning ? "Analysing…" : "Analyse game";
+}
+
+function whoseTurn(s) {
+  if (s.outcome) return "over";
+  if (s.cursor !== s.moves.length) return "review";
+  const engine = s.mode === "eve" || (s.mode === "hve" && s.side !== s.human);
+  return engine ? "engine" : "human";
+}
+
+function turnText(s) {
+  if (s.outcome) return s.outcome === "draw" ? "Game over: a draw" : `Game over: ${s.outcome} wins`;
+  const mover = s.side;
+  const atEnd = s.cursor === s.moves.length;
+  if (!atEnd) return `Move ${s.cursor} of ${s.moves.length} (${mover} to move)`;
+  const engine = s.mode === "eve" || (s.mode === "hve" && mover !== s.human);
+  if (engine) return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${s.engines[s.seats[mover === "x" ? 0 : 1].engine]} (${mover}) is thinking…`;
+  return s.mode === "hve" ? `Your move (${mover})` : `${mover} to move`;
+}
+
+function render(s) {
+  state = s;
+  drawBoard(s);
+  drawAnalysis(s);
+  drawMoves(s);
+  drawGraph(s);
+  drawErrors(s);
+  drawControls(s);
+  document.body.dataset.turn = whoseTurn(s);
+  const text = s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
+  if (!$("status").classList.contains("error") || s.version !== lastVersion) say(text);
+  lastVersion = s.version;
+}
+let lastVersion = -1;
+
+// --- Controls ----------------------------------------------------------------
+
+function limitFromInputs() {
+  const kind = $("limit-kind").value;
+  const v = $("limit-value").value.trim();
+  if (kind === "movetime") return { kind, ms: Math.round(parseFloat(v) * 1000) };
+  if (kind === "nodes") return { kind, nodes: parseInt(v, 10) };
+  const [base, inc] = v.split("+");
+  return { kind, base_ms: Math.round(parseFloat(base) * 60000), inc_ms: Math.round(parseFloat(inc || "0") * 1000) };
+}
+
+function sendMode() {
+  const m = $("mode").value;
+  const mode = m === "ana" ? "hvh" : m;
+  const human = $("human").value;
+  let x = +$("x-engine").value || 0, o = +$("o-engine").value || 0;
+  api({ cmd: "mode", mode, human, x, o, limit: limitFromInputs() }).then((ok) => {
+    if (ok && m === "ana") api({ cmd: "analysis", on: true, multipv: +$("multipv").value, engine: +$("ana-engine").value || 0 });
+  });
+}
+
+function sendAnalysis(on) {
+  api({ cmd: "analysis", on, multipv: +$("multipv").value, engine: +$("ana-engine").value || 0 });
+}
+
+function goto(ply) {
+  if (!state) return;
+  // Counted here too, so that quick key presses add up before the server answers.
+  state.cursor = Math.max(0, Math.min(state.moves.length, ply));
+  api({ cmd: "goto", ply: state.cursor });
+}
+
+function wire() {
+  for (const id of ["mode", "human", "x-engine", "o-engine", "limit-kind"]) $(id).addEventListener("change", sendMode);
+  $("limit-value").addEventListener("change", sendMode);
+  $("start").addEventListener("click", () => api({ cmd: "pause", paused: !state.paused }));
+  $("analysis").addEventListener("change", (e) => sendAnalysis(e.target.checked));
+  $("multipv").addEventListener("change", () => sendAnalysis(true));
+  $("ana-engine").addEventListener("change", () => sendAnalysis(true));
+  $("heat").addEventListener("change", () => state && drawBoard(state));
+  $("first").addEventListener("click", () => goto(0));
+  $("prev").addEventListener("click", () => state && goto(state.cursor - 1));
+  $("next").addEventListener("click", () => state && goto(state.cursor + 1));
+  $("last").addEventListener("click", () => state && goto(state.moves.length));
+  $("undo").addEventListener("click", () => api({ cmd: "undo" }));
+  $("new").addEventListener("click", () => api({ cmd: "new" }));
+  $("scan").addEventListener("click", () => api({ cmd: "scan" }));
+  $("setup").addEventListener("click", () => api({ cmd: "setup", fen: $("setup-fen").value, moves: $("setup-moves").value }));
+  $("copy").addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText(state.fen); say("FEN copied"); }
+    catch (e) { $("fen").select(); say("select and copy the FEN (the browser refused)"); }
+  });
+  $("save").addEventListener("click", () => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([state.record], { type: "text/plain" }));
+    a.download = "ultimo-game.txt";
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  });
+  $("load").addEventListener("change", async (e) => {
+    const f = e.target.files[0];
+    if (f) api({ cmd: "load", text: await f.text() });
+    e.target.value = "";
+  });
+  document.addEventListener("keydown", (e) => {
+    if (!state || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target.tagName;
+    if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA") return;
+    const keys = {
+      ArrowLeft: () => goto(state.cursor - 1),
+      ArrowRight: () => goto(state.cursor + 1),
+      ArrowUp: () => goto(0),
+      Home: () => goto(0),
+      ArrowDown: () => goto(state.moves.length),
+      End: () => goto(state.moves.length),
+      n: () => api({ cmd: "new" }),
+      u: () => api({ cmd: "undo" }),
+      f: () => sendAnalysis(!state.analysis),
+    };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+}
+
+function connect() {
+  const es = new EventSource("/events");
+  es.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  es.onerror = () => say("connection lost; retrying…", true);
+}
+
+buildBoard();
+wire();
+connect();

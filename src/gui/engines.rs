@@ -1,0 +1,642 @@
+//! The engines behind the page. Each seat (x, o, analysis, whole-game
+//! analysis) has a worker thread that owns one engine and carries out one
+//! job at a time: find a move, analyse a position until told to stop, or
+//! analyse every position of a game.
+//!
+//! Ultimo itself runs in-process (a [`Searcher`] on the worker's thread):
+//! its reports carry every root move's visits (the heat map) and proven
+//! results directly, and short searches that keep their tree give the first
+//! analysis line within a tenth of a second. Other engines are processes
+//! driven over UGI/UCI with the match runner's code
+//! ([`crate::arena::engine::Engine`]), their `info` lines read while they
+//! think.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::game::referee;
+use crate::display::score::{centipawns, proven_text};
+use crate::game::{Outcome, Player};
+use crate::rules::{Move, Position};
+use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
+
+use super::session::{AnalysisView, LineView, MoveLimit, grid};
+
+/// An engine the page can use.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// Ultimo, in-process.
+    Ultimo,
+    /// A UGI/UCI engine process.
+    External(EngineSpec),
+}
+
+/// What a job asks.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// Find a move; `clocks` are x's and o's times left (clock games).
+    Move {
+        /// Thinking per move.
+        limit: MoveLimit,
+        /// Milliseconds left on x's and o's clocks.
+        clocks: [u64; 2],
+    },
+    /// Analyse until cancelled, reporting the `multipv` best lines.
+    Analyse {
+        /// Lines reported.
+        multipv: usize,
+    },
+    /// Analyse every position of the game, `nodes` iterations each.
+    Scan {
+        /// Iterations per position.
+        nodes: u64,
+    },
+}
+
+/// One job: a game (start and moves) and what to do at its end.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Its number; a job is cancelled when the worker's wanted number
+    /// changes.
+    pub id: u64,
+    /// The start position.
+    pub start: Position,
+    /// The moves played from it.
+    pub moves: Vec<Move>,
+    /// What to do.
+    pub task: Task,
+}
+
+/// What a worker tells the page.
+#[derive(Clone, Debug)]
+pub enum Update {
+    /// The current analysis.
+    Info(AnalysisView),
+    /// The move found, and how long it took.
+    Best(Move, Duration),
+    /// Whole-game analysis: x's expected score at this ply.
+    ScanPoint(usize, f64),
+    /// The engine failed (crashed, hung, illegal or unreadable move); the
+    /// worker has ended.
+    Failed(String),
+    /// The job ended (a whole-game analysis, or a proven analysis).
+    Done,
+}
+
+/// Why an engine stopped working (the worker ends, and the process is
+/// killed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// It could not be started.
+    #[error("could not be started: {0}")]
+    Start(String),
+    /// Its process failed (crashed, closed its output, a broken pipe).
+    #[error("{0}")]
+    Process(String),
+    /// It sent an illegal or unreadable move.
+    #[error("{0}")]
+    Illegal(String),
+    /// It did not answer in time.
+    #[error("{0}: it seems to hang")]
+    Hung(String),
+}
+
+/// Where a worker sends its updates: the job number and the update.
+pub type Sink = Arc<dyn Fn(u64, Update) + Send + Sync>;
+
+/// How long an engine may take past its time before it counts as hung.
+const GRACE: Duration = Duration::from_secs(5);
+/// The longest a move with a node limit may take.
+const NODES_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest an engine may take to start.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a waiting worker looks at its wanted job.
+const POLL: Duration = Duration::from_millis(20);
+
+/// A worker thread and its engine.
+pub struct Worker {
+    tx: Sender<Job>,
+    wanted: Arc<AtomicU64>,
+}
+
+impl Worker {
+    /// Starts a worker for an engine of `kind`, named `name`.
+    pub fn spawn(kind: Kind, name: String, sink: Sink) -> Worker {
+        let (tx, rx) = mpsc::channel();
+        let wanted = Arc::new(AtomicU64::new(0));
+        let w = Arc::clone(&wanted);
+        thread::spawn(move || work(kind, name, rx, w, sink));
+        Worker { tx, wanted }
+    }
+
+    /// Starts `job`, cancelling any other; false when the worker has ended.
+    pub fn run(&self, job: Job) -> bool {
+        self.wanted.store(job.id, Ordering::SeqCst);
+        self.tx.send(job).is_ok()
+    }
+
+    /// Cancels the current job.
+    pub fn cancel(&self) {
+        self.wanted.store(0, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// An engine, once started.
+enum Backend {
+    Ultimo(Box<Searcher<Position>>),
+    External(Engine),
+}
+
+/// The worker's loop: jobs until the channel closes or the engine fails.
+fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sink: Sink) {
+    let mut backend = None;
+    while let Ok(mut job) = rx.recv() {
+        // Only the latest job matters.
+        while let Ok(newer) = rx.try_recv() {
+            job = newer;
+        }
+        if wanted.load(Ordering::SeqCst) != job.id {
+            continue;
+        }
+        if backend.is_none() {
+            match start(&kind) {
+                Ok(b) => backend = Some(b),
+                Err(e) => {
+                    sink(job.id, Update::Failed(e.to_string()));
+                    return;
+                }
+            }
+        }
+        let Some(b) = backend.as_mut() else { return };
+        let ctx = Ctx {
+            id: job.id,
+            wanted: &wanted,
+            sink: &sink,
+            name: &name,
+        };
+        let result = match b {
+            Backend::Ultimo(searcher) => {
+                ultimo_job(searcher, &job, &ctx);
+                Ok(())
+            }
+            Backend::External(engine) => external_job(engine, &job, &ctx),
+        };
+        if let Err(why) = result {
+            sink(job.id, Update::Failed(why.to_string()));
+            return; // drops the engine: the process is killed
+        }
+    }
+}
+
+fn start(kind: &Kind) -> Result<Backend, Failure> {
+    let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
+    match kind {
+        Kind::Ultimo => {
+            let options = Options {
+                hash_mb: 64,
+                move_overhead: Duration::from_millis(5),
+                ..Options::default()
+            };
+            Searcher::new(options, Position::startpos())
+                .map(|s| Backend::Ultimo(Box::new(s)))
+                .map_err(|e| fail(&e))
+        }
+        Kind::External(spec) => {
+            let never = AtomicBool::new(false);
+            let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
+            engine
+                .new_game(START_TIMEOUT, &never)
+                .map_err(|e| fail(&e))?;
+            Ok(Backend::External(engine))
+        }
+    }
+}
+
+/// What a job reports to.
+struct Ctx<'a> {
+    id: u64,
+    wanted: &'a AtomicU64,
+    sink: &'a Sink,
+    name: &'a str,
+}
+
+impl Ctx<'_> {
+    fn cancelled(&self) -> bool {
+        self.wanted.load(Ordering::SeqCst) != self.id
+    }
+
+    fn send(&self, update: Update) {
+        (self.sink)(self.id, update);
+    }
+}
+
+fn position(job: &Job) -> Position {
+    let mut pos = job.start;
+    for &m in &job.moves {
+        pos.play(m);
+    }
+    pos
+}
+
+/// x's expected score from the side to move's.
+fn for_x(side: Player, q: f64) -> f64 {
+    if side == Player::X { q } else { 1.0 - q }
+}
+
+/// Searches with `limits`, stopping early when the job is cancelled.
+fn search(
+    searcher: &mut Searcher<Position>,
+    pos: &Position,
+    limits: &Limits,
+    ctx: &Ctx,
+) -> Report<Move> {
+    let control = Control::new();
+    let done = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if ctx.cancelled() {
+                    control.stop();
+                    return;
+                }
+                thread::sleep(POLL);
+            }
+        });
+        let report = searcher.search(pos, limits, &[], &control, &mut |_| {});
+        done.store(true, Ordering::SeqCst);
+        report
+    })
+}
+
+/// The page's view of an Ultimo report.
+fn view(
+    report: &Report<Move>,
+    pos: &Position,
+    name: &str,
+    nodes: u64,
+    since: Instant,
+    multipv: usize,
+) -> AnalysisView {
+    let side = pos.side_to_move();
+    let total: u64 = report.lines.iter().map(|l| l.visits).sum::<u64>().max(1);
+    let mut heat = vec![0; 81];
+    for l in &report.lines {
+        heat[grid(l.mv) as usize] = (l.visits * 1000 / total) as u32;
+    }
+    let lines = report
+        .lines
+        .iter()
+        .take(multipv)
+        .map(|l| LineView {
+            mv: l.mv.to_string(),
+            wdl: Some(l.wdl),
+            q: l.q,
+            cp: centipawns(l.q),
+            proven: l.proven.map(|p| format!("{side} {}", proven_text(p))),
+            pv: l.pv.iter().map(|m| m.to_string()).collect(),
+            visits: Some(l.visits),
+        })
+        .collect();
+    AnalysisView {
+        fen: pos.to_string(),
+        engine: name.to_string(),
+        nodes,
+        ms: since.elapsed().as_millis() as u64,
+        lines,
+        heat,
+    }
+}
+
+fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
+    let pos = position(job);
+    match job.task {
+        Task::Move { limit, clocks } => {
+            let started = Instant::now();
+            let limits = match limit {
+                MoveLimit::Movetime { ms } => Limits {
+                    movetime: Some(Duration::from_millis(ms)),
+                    ..Limits::default()
+                },
+                MoveLimit::Nodes { nodes } => Limits {
+                    nodes: Some(nodes),
+                    ..Limits::default()
+                },
+                MoveLimit::Clock { inc_ms, .. } => Limits {
+                    clock: Some(Clock {
+                        time: Duration::from_millis(clocks[pos.side_to_move().index()]),
+                        inc: Duration::from_millis(inc_ms),
+                        movestogo: None,
+                    }),
+                    ..Limits::default()
+                },
+            };
+            let report = search(searcher, &pos, &limits, ctx);
+            if ctx.cancelled() {
+                return;
+            }
+            match report.best_move() {
+                Some(mv) => ctx.send(Update::Best(mv, started.elapsed())),
+                None => ctx.send(Update::Failed("found no move".into())),
+            }
+        }
+        Task::Analyse { multipv } => {
+            let since = Instant::now();
+            let mut nodes = 0;
+            // Short searches first (the first lines show at once), each
+            // going on in the tree the last one left.
+            let mut chunk = Duration::from_millis(60);
+            while !ctx.cancelled() && !pos.is_over() {
+                let limits = Limits {
+                    movetime: Some(chunk),
+                    ..Limits::default()
+                };
+                let report = search(searcher, &pos, &limits, ctx);
+                nodes += report.nodes;
+                if ctx.cancelled() {
+                    return;
+                }
+                ctx.send(Update::Info(view(
+                    &report, &pos, ctx.name, nodes, since, multipv,
+                )));
+                let solved = report.lines.first().is_some_and(|l| {
+                    l.proven
+                        .is_some_and(|p| p.verdict == crate::game::Verdict::Win)
+                }) || report.lines.iter().all(|l| l.proven.is_some());
+                if solved {
+                    ctx.send(Update::Done);
+                    return;
+                }
+                chunk = (chunk * 2).min(Duration::from_millis(400));
+            }
+        }
+        Task::Scan { nodes } => {
+            let mut pos = job.start;
+            for ply in 0..=job.moves.len() {
+                if ctx.cancelled() {
+                    return;
+                }
+                let q = match pos.outcome() {
+                    Some(Outcome::Win(Player::X)) => 1.0,
+                    Some(Outcome::Win(Player::O)) => 0.0,
+                    Some(Outcome::Draw) => 0.5,
+                    None => {
+                        let limits = Limits {
+                            nodes: Some(nodes),
+                            ..Limits::default()
+                        };
+                        let report = search(searcher, &pos, &limits, ctx);
+                        let q = report.lines.first().map_or(0.5, |l| l.q);
+                        for_x(pos.side_to_move(), q)
+                    }
+                };
+                ctx.send(Update::ScanPoint(ply, q));
+                if let Some(&m) = job.moves.get(ply) {
+                    pos.play(m);
+                }
+            }
+            ctx.send(Update::Done);
+        }
+    }
+}
+
+/// `position startpos|fen F moves ...`.
+fn position_command(job: &Job) -> String {
+    let mut text = if job.start == Position::startpos() {
+        "position startpos".to_string()
+    } else {
+        format!("position fen {}", job.start)
+    };
+    if !job.moves.is_empty() {
+        text.push_str(" moves");
+        for m in &job.moves {
+            text.push_str(&format!(" {m}"));
+        }
+    }
+    text
+}
+
+/// One `info` line with a `pv`: its rank (from 1), the line, and the nodes.
+pub fn parse_info(line: &str, side: Player) -> Option<(usize, LineView, u64)> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    let mut rank = 1;
+    let mut nodes = 0;
+    let mut cp = None;
+    let mut mate: Option<i64> = None;
+    let mut wdl = None;
+    let mut pv = Vec::new();
+    while let Some(w) = words.next() {
+        match w {
+            "multipv" => rank = words.next()?.parse().ok()?,
+            "nodes" => nodes = words.next()?.parse().ok()?,
+            "score" => match words.next()? {
+                "cp" => cp = Some(words.next()?.parse::<i32>().ok()?),
+                "mate" => mate = Some(words.next()?.parse().ok()?),
+                _ => return None,
+            },
+            "wdl" => {
+                let mut n = || words.next().and_then(|t| t.parse::<u32>().ok());
+                wdl = Some([n()?, n()?, n()?]);
+            }
+            "pv" => {
+                for m in words.by_ref() {
+                    let mv: Move = m.parse().ok()?;
+                    pv.push(mv.to_string());
+                }
+            }
+            "string" => return None,
+            _ => {}
+        }
+    }
+    let mv = pv.first()?.clone();
+    let (q, proven) = match mate {
+        Some(n) if n > 0 => (1.0, Some(format!("{side} wins (mate {n})"))),
+        Some(n) => (0.0, Some(format!("{} wins (mate {})", side.opponent(), -n))),
+        None => {
+            let cp = cp.unwrap_or(0).clamp(-4000, 4000);
+            let q = match wdl {
+                Some([w, d, l]) if w + d + l > 0 => {
+                    (w as f64 + d as f64 / 2.0) / (w + d + l) as f64
+                }
+                _ => 1.0 / (1.0 + 10f64.powf(-cp as f64 / 400.0)),
+            };
+            (q, None)
+        }
+    };
+    Some((
+        rank.max(1),
+        LineView {
+            mv,
+            wdl,
+            q,
+            cp: cp.unwrap_or_else(|| centipawns(q)),
+            proven,
+            pv,
+            visits: None,
+        },
+        nodes,
+    ))
+}
+
+/// Waits for `bestmove` after `stop`; an engine that does not answer is
+/// hung.
+fn stop_engine(engine: &mut Engine) -> Result<(), Failure> {
+    let never = AtomicBool::new(false);
+    engine.send("stop").map_err(process)?;
+    engine
+        .wait_for(GRACE, &never, |l| l.starts_with("bestmove"))
+        .map(|_| ())
+        .map_err(|e| match e {
+            EngineError::Timeout(_) => {
+                Failure::Hung(format!("did not stop within {} s", GRACE.as_secs()))
+            }
+            e => process(e),
+        })
+}
+
+/// A process failure from the engine code's error.
+fn process(e: EngineError) -> Failure {
+    Failure::Process(e.to_string())
+}
+
+fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure> {
+    let never = AtomicBool::new(false);
+    let pos = position(job);
+    let side = pos.side_to_move();
+    let io = process;
+    let (go, limit, multipv) = match &job.task {
+        Task::Move { limit, clocks } => {
+            let (go, allowed) = match *limit {
+                MoveLimit::Movetime { ms } => (
+                    format!("go movetime {ms}"),
+                    Duration::from_millis(ms) + GRACE,
+                ),
+                MoveLimit::Nodes { nodes } => (format!("go nodes {nodes}"), NODES_TIMEOUT),
+                MoveLimit::Clock { inc_ms, .. } => {
+                    let [x, o] = *clocks;
+                    let go = match engine.dialect {
+                        crate::arena::clock::Dialect::Ugi => {
+                            format!("go p1time {x} p2time {o} p1inc {inc_ms} p2inc {inc_ms}")
+                        }
+                        crate::arena::clock::Dialect::Uci => {
+                            format!("go wtime {x} btime {o} winc {inc_ms} binc {inc_ms}")
+                        }
+                    };
+                    (go, Duration::from_millis(clocks[side.index()]) + GRACE)
+                }
+            };
+            engine.send("setoption name MultiPV value 1").map_err(io)?;
+            (go, Some(allowed), 1)
+        }
+        Task::Analyse { multipv } => {
+            engine
+                .send(&format!("setoption name MultiPV value {multipv}"))
+                .map_err(io)?;
+            ("go infinite".to_string(), None, *multipv)
+        }
+        Task::Scan { .. } => return Ok(()), // whole-game analysis is Ultimo's
+    };
+    engine.send(&position_command(job)).map_err(io)?;
+    engine.send(&go).map_err(io)?;
+    let started = Instant::now();
+    let mut lines: Vec<Option<LineView>> = vec![None; multipv];
+    let mut nodes = 0;
+    let mut last_sent = started;
+    let mut fresh = false;
+    loop {
+        let got = engine.wait_for(POLL, &never, |l| {
+            if let Some((rank, line, n)) = parse_info(l, side)
+                && rank <= lines.len()
+            {
+                lines[rank - 1] = Some(line);
+                nodes = nodes.max(n);
+                fresh = true;
+            }
+            l.starts_with("bestmove")
+        });
+        if fresh && matches!(job.task, Task::Analyse { .. }) {
+            let due = last_sent.elapsed() >= Duration::from_millis(150)
+                || lines.iter().all(Option::is_some);
+            if due {
+                fresh = false;
+                last_sent = Instant::now();
+                ctx.send(Update::Info(AnalysisView {
+                    fen: pos.to_string(),
+                    engine: ctx.name.to_string(),
+                    nodes,
+                    ms: started.elapsed().as_millis() as u64,
+                    lines: lines.iter().flatten().cloned().collect(),
+                    heat: Vec::new(),
+                }));
+            }
+        }
+        match got {
+            Ok((at, line)) => {
+                if ctx.cancelled() {
+                    return Ok(());
+                }
+                if limit.is_none() {
+                    // An analysis that ended by itself (a solved position).
+                    ctx.send(Update::Done);
+                    return Ok(());
+                }
+                let mv = referee(&mut pos.clone(), &line)
+                    .map_err(|e| Failure::Illegal(e.to_string()))?;
+                ctx.send(Update::Best(mv, at.saturating_duration_since(started)));
+                return Ok(());
+            }
+            Err(EngineError::Timeout(_)) => {
+                if ctx.cancelled() {
+                    return stop_engine(engine);
+                }
+                if let Some(allowed) = limit
+                    && started.elapsed() > allowed
+                {
+                    return Err(Failure::Hung(format!(
+                        "sent no move within {} ms",
+                        allowed.as_millis()
+                    )));
+                }
+            }
+            Err(e) => return Err(process(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_info_lines() {
+        let (rank, line, nodes) = parse_info(
+            "info depth 6 seldepth 10 multipv 2 score cp 61 wdl 539 96 365 nodes 844410 nps 1 pv d2 c6 h7",
+            Player::X,
+        )
+        .unwrap();
+        assert_eq!((rank, nodes), (2, 844410));
+        assert_eq!(line.mv, "d2");
+        assert_eq!(line.pv, ["d2", "c6", "h7"]);
+        assert_eq!(line.wdl, Some([539, 96, 365]));
+        assert_eq!(line.cp, 61);
+        let (_, line, _) = parse_info("info score mate -3 pv a1", Player::O).unwrap();
+        assert_eq!(line.proven.as_deref(), Some("x wins (mate 3)"));
+        assert_eq!(line.q, 0.0);
+        assert!(parse_info("info string hello pv e5", Player::X).is_none());
+        assert!(parse_info("info depth 3 nodes 5", Player::X).is_none());
+        assert!(parse_info("info score cp x pv e5", Player::X).is_none());
+        assert!(parse_info("info pv z9", Player::X).is_none());
+    }
+}

@@ -1,0 +1,643 @@
+//! `ultimo gui`: a board in the browser that plays, analyses and hosts
+//! UGI/UCI engines.
+//!
+//! A small synchronous HTTP server (`tiny_http`) on loopback serves the
+//! page (HTML, CSS and JavaScript compiled into the binary), a stream of
+//! server-sent events (`GET /events`, the whole [`session::View`] as JSON
+//! on every change) and commands (`POST /api`, JSON, see
+//! [`session::Command`]). One game is shared by every page that is open.
+//!
+//! Safety: engines come only from the command line; the page can never
+//! name a program. Requests whose `Host` is not the server's own address,
+//! or whose `Origin` is another site, are refused (DNS rebinding, cross-site
+//! requests); commands must be `application/json`, which a cross-site form
+//! cannot send without the browser asking first. A bad message gets an
+//! error reply and changes nothing.
+
+pub mod engines;
+pub mod session;
+
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tiny_http::{Header, Method, Request, Response, Server};
+
+use crate::arena::engine::EngineSpec;
+use crate::game::Player;
+use engines::{Job, Kind, Task, Update, Worker};
+use session::{ANALYSIS, Command, SCAN, SEATS, Session};
+
+/// Why the GUI failed, or a command from the page was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum GuiError {
+    /// The move cannot be played (the rules' reason).
+    #[error("{0}")]
+    Illegal(String),
+    /// The page sent something the server does not accept.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The request does not come from the server's own page.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The server could not listen.
+    #[error("cannot listen on {addr}: {why}")]
+    Listen {
+        /// The address.
+        addr: String,
+        /// Why.
+        why: String,
+    },
+    /// An `--engine` value is wrong.
+    #[error(transparent)]
+    Engine(#[from] crate::arena::engine::EngineSpecError),
+}
+
+/// `ultimo gui`'s command line.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GuiArgs {
+    /// Port to listen on (default: a free one)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to listen on; anything but loopback lets other machines in
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Another engine: "cmd=PROGRAM [arg=ARG]... [name=NAME] [proto=ugi|uci]
+    /// [option.NAME=VALUE]..." (repeatable); Ultimo is always there
+    #[arg(long = "engine", value_name = "SPEC")]
+    pub engines: Vec<String>,
+    /// Open the page in the default browser
+    #[arg(long)]
+    pub open: bool,
+}
+
+/// The page.
+const INDEX_HTML: &str = include_str!("assets/index.html");
+/// Its script.
+const APP_JS: &str = include_str!("assets/app.js");
+/// Its style.
+const STYLE_CSS: &str = include_str!("assets/style.css");
+
+/// Largest command body accepted.
+const MAX_BODY: u64 = 256 * 1024;
+/// Most event streams at once.
+const MAX_STREAMS: usize = 32;
+/// Iterations per position in whole-game analysis.
+const SCAN_NODES: u64 = 20_000;
+
+/// What the request handlers and the driver share.
+struct Shared {
+    session: Mutex<Session>,
+    changed: Condvar,
+    kinds: Vec<Kind>,
+    /// `host:port` values a request's `Host` may have.
+    hosts: Vec<String>,
+    streams: Mutex<usize>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Session> {
+        match self.session.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// A running GUI server.
+pub struct Gui {
+    server: Arc<Server>,
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+}
+
+impl Gui {
+    /// Parses the engines and listens on `host:port`.
+    pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
+        let mut kinds = vec![Kind::Ultimo];
+        let mut names = vec!["Ultimo".to_string()];
+        for text in &args.engines {
+            let spec = EngineSpec::parse(text).map_err(GuiError::Engine)?;
+            names.push(spec.name.clone());
+            kinds.push(Kind::External(spec));
+        }
+        let addr = format!("{}:{}", args.host, args.port);
+        let server = Server::http(&addr).map_err(|e| GuiError::Listen {
+            addr: addr.clone(),
+            why: e.to_string(),
+        })?;
+        let Some(local) = server.server_addr().to_ip() else {
+            return Err(GuiError::Listen {
+                addr,
+                why: "not an IP address".into(),
+            });
+        };
+        let port = local.port();
+        let mut hosts = vec![
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ];
+        let own = format!("{}:{port}", args.host);
+        if !hosts.contains(&own) {
+            hosts.push(own);
+        }
+        let shared = Arc::new(Shared {
+            session: Mutex::new(Session::new(names)),
+            changed: Condvar::new(),
+            kinds,
+            hosts,
+            streams: Mutex::new(0),
+        });
+        Ok(Gui {
+            server: Arc::new(server),
+            shared,
+            addr: local,
+        })
+    }
+
+    /// The page's address.
+    pub fn url(&self) -> String {
+        let host = if self.addr.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else {
+            self.addr.ip().to_string()
+        };
+        format!("http://{host}:{}/", self.addr.port())
+    }
+
+    /// Serves until the process ends.
+    pub fn serve(self) {
+        let shared = Arc::clone(&self.shared);
+        thread::spawn(move || drive(shared));
+        for request in self.server.incoming_requests() {
+            let shared = Arc::clone(&self.shared);
+            thread::spawn(move || handle(&shared, request));
+        }
+    }
+}
+
+/// Runs `ultimo gui`: prints the URL and serves until interrupted.
+pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
+    let gui = Gui::bind(args)?;
+    let url = gui.url();
+    println!("Ultimo GUI: {url}");
+    if !is_loopback(&args.host) {
+        println!("warning: listening on {}, not only this machine", args.host);
+    }
+    let _ = std::io::stdout().flush();
+    if args.open {
+        open_browser(&url);
+    }
+    gui.serve();
+    Ok(())
+}
+
+fn is_loopback(host: &str) -> bool {
+    matches!(host, "127.0.0.1" | "localhost" | "::1" | "[::1]")
+}
+
+/// Opens `url` with the desktop's opener; a failure is only reported.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("could not open a browser ({opener}: {e}); open {url} yourself");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The driver: starts and cancels the engines' jobs as the session changes.
+
+/// What a seat should be doing: a key (equal keys, same job), the engine
+/// and the job (without its number).
+type Wanted = Option<(String, usize, Job)>;
+
+fn wanted(s: &Session, seat: usize) -> Wanted {
+    if s.seats[seat].error.is_some() {
+        return None;
+    }
+    let moves_text = |n: usize| {
+        s.moves()[..n]
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let job = |moves: usize, task| Job {
+        id: 0,
+        start: s.start(),
+        moves: s.moves()[..moves].to_vec(),
+        task,
+    };
+    let engine = s.seats[seat].engine;
+    match seat {
+        0 | 1 => {
+            let side = if seat == 0 { Player::X } else { Player::O };
+            if s.engine_to_move() != Some(side) {
+                return None;
+            }
+            let n = s.moves().len();
+            let key = format!(
+                "move {} {} {:?} {engine}",
+                s.start(),
+                moves_text(n),
+                s.limit
+            );
+            let task = Task::Move {
+                limit: s.limit,
+                clocks: s.clocks,
+            };
+            Some((key, engine, job(n, task)))
+        }
+        ANALYSIS => {
+            if !s.analysis || s.shown().is_over() {
+                return None;
+            }
+            let n = s.cursor();
+            let key = format!("ana {} {} {} {engine}", s.start(), moves_text(n), s.multipv);
+            Some((key, engine, job(n, Task::Analyse { multipv: s.multipv })))
+        }
+        _ => {
+            if !s.scanning {
+                return None;
+            }
+            let n = s.moves().len();
+            let key = format!("scan {} {}", s.start(), moves_text(n));
+            Some((key, 0, job(n, Task::Scan { nodes: SCAN_NODES })))
+        }
+    }
+}
+
+/// One seat's worker and what it is doing.
+#[derive(Default)]
+struct Seat {
+    worker: Option<(Worker, usize)>,
+    key: Option<String>,
+}
+
+fn drive(shared: Arc<Shared>) {
+    let mut seats: [Seat; SEATS] = Default::default();
+    let mut next_id = 1u64;
+    let mut seen = u64::MAX;
+    let mut s = shared.lock();
+    loop {
+        while s.version == seen {
+            s = match shared.changed.wait_timeout(s, Duration::from_millis(500)) {
+                Ok((s, _)) => s,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        seen = s.version;
+        let mut bumped = false;
+        for (i, seat) in seats.iter_mut().enumerate() {
+            if s.seats[i].error.is_some() {
+                // A failed engine is stopped (its process killed).
+                seat.worker = None;
+                seat.key = None;
+                s.jobs[i] = 0;
+                continue;
+            }
+            let want = wanted(&s, i);
+            let key = want.as_ref().map(|w| w.0.clone());
+            if key == seat.key {
+                continue;
+            }
+            seat.key = key;
+            if let Some((w, _)) = &seat.worker {
+                w.cancel();
+            }
+            s.jobs[i] = 0;
+            let busy = want.is_some();
+            if let Some((_, engine, mut job)) = want {
+                if seat.worker.as_ref().is_some_and(|(_, e)| *e != engine) {
+                    seat.worker = None;
+                }
+                job.id = next_id;
+                next_id += 1;
+                s.jobs[i] = job.id;
+                let started = match &seat.worker {
+                    Some((w, _)) => w.run(job.clone()),
+                    None => false,
+                };
+                if !started {
+                    let name = s.engines[engine].clone();
+                    let worker = spawn_worker(&shared, i, engine, name);
+                    worker.run(job);
+                    seat.worker = Some((worker, engine));
+                }
+            }
+            if s.seats[i].busy != busy {
+                s.seats[i].busy = busy;
+                bumped = true;
+            }
+        }
+        if bumped {
+            s.version += 1;
+            seen = s.version;
+            shared.changed.notify_all();
+        }
+    }
+}
+
+/// Starts a worker for `engine` in `seat` (the caller holds the session).
+fn spawn_worker(shared: &Arc<Shared>, seat: usize, engine: usize, name: String) -> Worker {
+    let kind = shared.kinds[engine.min(shared.kinds.len() - 1)].clone();
+    let weak = Arc::downgrade(shared);
+    let sink: engines::Sink = Arc::new(move |id, update| {
+        if let Some(shared) = weak.upgrade() {
+            on_update(&shared, seat, id, update);
+        }
+    });
+    Worker::spawn(kind, name, sink)
+}
+
+/// Takes a worker's update into the session, if its job is still wanted.
+fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
+    let mut s = shared.lock();
+    let current = s.jobs[seat] == id;
+    let name = s.engines[s.seats[seat].engine].clone();
+    match update {
+        Update::Info(view) if current && view.fen == s.shown().to_string() => {
+            s.live = Some(view);
+        }
+        Update::Info(_) => return,
+        Update::Best(mv, took) if current => {
+            s.jobs[seat] = 0;
+            s.seats[seat].busy = false;
+            if let Err(e) = s.play(mv, took) {
+                s.seats[seat].error = Some(format!("{name} played an illegal move: {e}"));
+                s.status = format!("{name} played an illegal move; the game is kept");
+            }
+            s.turn_started = Instant::now();
+        }
+        Update::ScanPoint(ply, q) if current => {
+            if let Some(slot) = s.scan.get_mut(ply) {
+                *slot = Some(q);
+            }
+        }
+        Update::Failed(why) if current || s.seats[seat].busy => {
+            s.jobs[seat] = 0;
+            s.seats[seat].busy = false;
+            s.seats[seat].error = Some(format!("{name} {why}"));
+            s.status = format!("{name} failed; the game is kept: restart it to go on");
+        }
+        Update::Done if current => {
+            s.jobs[seat] = 0;
+            s.seats[seat].busy = false;
+            if seat == SCAN {
+                s.scanning = false;
+                s.status = "whole-game analysis done".into();
+            }
+        }
+        _ => return,
+    }
+    s.version += 1;
+    shared.changed.notify_all();
+}
+
+// ---------------------------------------------------------------------------
+// HTTP.
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+}
+
+fn header_value<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+        .map(|h| h.value.as_str())
+}
+
+/// Whether the request comes from the server's own page: its `Host` is one
+/// of the server's addresses, and its `Origin`, if any, is the same.
+fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
+    let host = header_value(request, "host")
+        .ok_or_else(|| GuiError::Forbidden("no Host header".into()))?;
+    if !shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return Err(GuiError::Forbidden(format!(
+            "the Host '{}' is not this server",
+            cut(host)
+        )));
+    }
+    if let Some(origin) = header_value(request, "origin") {
+        let ok = origin
+            .strip_prefix("http://")
+            .is_some_and(|o| shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(o)));
+        if !ok {
+            return Err(GuiError::Forbidden(format!(
+                "the Origin '{}' is not this server",
+                cut(origin)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn cut(text: &str) -> String {
+    let head: String = text.chars().take(40).collect();
+    if head.len() < text.len() {
+        format!("{head}...")
+    } else {
+        head
+    }
+}
+
+fn json_reply(status: u16, body: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
+    Response::from_string(body.to_string())
+        .with_status_code(status)
+        .with_header(header("Content-Type", "application/json"))
+        .with_header(header("Cache-Control", "no-store"))
+}
+
+fn error_reply(status: u16, why: &str) -> Response<std::io::Cursor<Vec<u8>>> {
+    json_reply(status, &serde_json::json!({ "error": why }))
+}
+
+fn handle(shared: &Shared, mut request: Request) {
+    if let Err(why) = same_origin(shared, &request) {
+        let _ = request.respond(error_reply(403, &why.to_string()));
+        return;
+    }
+    let path = request.url().split('?').next().unwrap_or("").to_string();
+    let asset = |body: &str, kind: &str| {
+        Response::from_string(body)
+            .with_header(header("Content-Type", kind))
+            .with_header(header("Cache-Control", "no-cache"))
+            .with_header(header("X-Content-Type-Options", "nosniff"))
+    };
+    let response = match (request.method(), path.as_str()) {
+        (Method::Get, "/") => asset(INDEX_HTML, "text/html; charset=utf-8").with_header(header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+        )),
+        (Method::Get, "/app.js") => asset(APP_JS, "text/javascript; charset=utf-8"),
+        (Method::Get, "/style.css") => asset(STYLE_CSS, "text/css; charset=utf-8"),
+        (Method::Get, "/state") => {
+            let s = shared.lock();
+            match serde_json::to_value(s.view()) {
+                Ok(v) => json_reply(200, &v),
+                Err(e) => error_reply(500, &e.to_string()),
+            }
+        }
+        (Method::Get, "/events") => return stream(shared, request),
+        (Method::Post, "/api") => {
+            let (status, body) = command(shared, &mut request);
+            json_reply(status, &body)
+        }
+        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api") => {
+            error_reply(405, "method not allowed")
+        }
+        _ => error_reply(404, "not found"),
+    };
+    let _ = request.respond(response);
+}
+
+/// Carries out a `POST /api` command: status and JSON reply.
+fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
+    let json = header_value(request, "content-type")
+        .is_some_and(|t| t.trim_start().starts_with("application/json"));
+    if !json {
+        return (
+            415,
+            serde_json::json!({ "error": "commands must be application/json" }),
+        );
+    }
+    let mut body = String::new();
+    let read = request
+        .as_reader()
+        .take(MAX_BODY + 1)
+        .read_to_string(&mut body);
+    if read.is_err() {
+        return (
+            400,
+            serde_json::json!({ "error": "the body is not UTF-8 text" }),
+        );
+    }
+    if body.len() as u64 > MAX_BODY {
+        return (
+            413,
+            serde_json::json!({ "error": "the command is too long" }),
+        );
+    }
+    let command: Command = match serde_json::from_str(&body) {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("bad command: {}", cut(&e.to_string()));
+            return (400, serde_json::json!({ "error": why }));
+        }
+    };
+    let mut s = shared.lock();
+    let result = match command {
+        Command::Restart { seat } if seat < SEATS => {
+            s.seats[seat].error = None;
+            s.say("engine restarted");
+            Ok(())
+        }
+        Command::Restart { seat } => Err(GuiError::BadRequest(format!("there is no seat {seat}"))),
+        command => {
+            let took = s.turn_started.elapsed();
+            let before = s.moves().len();
+            let r = s.apply(command, took);
+            if s.moves().len() != before {
+                s.turn_started = Instant::now();
+            }
+            r
+        }
+    };
+    shared.changed.notify_all();
+    match result {
+        Ok(()) => (200, serde_json::json!({ "ok": true })),
+        Err(e) => (400, serde_json::json!({ "error": e.to_string() })),
+    }
+}
+
+/// Serves the event stream: the view now, then on every change (at most
+/// about 12 a second), with a comment every 15 s to notice closed pages.
+fn stream(shared: &Shared, request: Request) {
+    {
+        let mut n = match shared.streams.lock() {
+            Ok(n) => n,
+            Err(p) => p.into_inner(),
+        };
+        if *n >= MAX_STREAMS {
+            let _ = request.respond(error_reply(503, "too many pages are open"));
+            return;
+        }
+        *n += 1;
+    }
+    let mut w = request.into_writer();
+    let _ = serve_stream(shared, &mut *w);
+    if let Ok(mut n) = shared.streams.lock() {
+        *n -= 1;
+    }
+}
+
+fn serve_stream(shared: &Shared, w: &mut dyn Write) -> std::io::Result<()> {
+    w.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+    )?;
+    w.flush()?;
+    let mut sent = None;
+    loop {
+        let text = {
+            let mut s = shared.lock();
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while Some(s.version) == sent && Instant::now() < deadline {
+                s = match shared.changed.wait_timeout(s, Duration::from_secs(1)) {
+                    Ok((s, _)) => s,
+                    Err(p) => p.into_inner().0,
+                };
+            }
+            if Some(s.version) == sent {
+                None
+            } else {
+                sent = Some(s.version);
+                serde_json::to_string(&s.view()).ok()
+            }
+        };
+        match text {
+            Some(json) => write!(w, "event: state\ndata: {json}\n\n")?,
+            None => w.write_all(b": ping\n\n")?,
+        }
+        w.flush()?;
+        thread::sleep(Duration::from_millis(80));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use session::MoveLimit;
+
+    #[test]
+    fn loopback_names() {
+        assert!(is_loopback("127.0.0.1"));
+        assert!(!is_loopback("0.0.0.0"));
+    }
+
+    #[test]
+    fn limits_are_checked() {
+        let mut s = Session::new(vec!["Ultimo".into()]);
+        let bad = Command::Mode {
+            mode: session::Mode::Hve,
+            human: session::PlayerName::X,
+            x: 0,
+            o: 5,
+            limit: MoveLimit::Movetime { ms: 100 },
+        };
+        assert_eq!(
+            s.apply(bad, Duration::ZERO).unwrap_err().to_string(),
+            "there is no engine 5"
+        );
+    }
+}

@@ -1,0 +1,361 @@
+//! End-to-end: `ultimo gui` in headless Chromium, driven over WebDriver
+//! (Debian's `chromium` and `chromium-driver`). Plays a whole game against
+//! the engine by clicking cells, checks the board and the result on the
+//! page, turns analysis on with the keyboard and waits for lines, and saves
+//! screenshots at desktop and phone widths in target/gui-e2e/.
+//!
+//! Without `chromedriver` on the PATH (or in ULTIMO_CHROMEDRIVER) the test
+//! says it was skipped and passes, unless ULTIMO_REQUIRE_BROWSER=1 (CI).
+//!
+//! The WebDriver client is a few JSON-over-HTTP calls on the shared test
+//! HTTP client: no WebDriver crate (and its async runtime) is needed.
+
+mod gui_common;
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gui_common::{GuiProcess, request};
+use serde_json::{Value, json};
+
+struct Driver {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Session<'a> {
+    driver: &'a Driver,
+    id: String,
+}
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+impl Driver {
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let reply = request(
+            &self.addr,
+            method,
+            path,
+            &[("Host", &self.addr), ("Content-Type", "application/json")],
+            body.as_bytes(),
+        );
+        let v = reply.json();
+        if reply.status != 200 {
+            panic!("WebDriver {method} {path}: {}", reply.body);
+        }
+        v["value"].clone()
+    }
+}
+
+impl Session<'_> {
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        self.driver
+            .call(method, &format!("/session/{}{path}", self.id), body)
+    }
+
+    fn js(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            json!({ "script": script, "args": [] }),
+        )
+    }
+
+    fn find(&self, css: &str) -> String {
+        let v = self.call(
+            "POST",
+            "/element",
+            json!({ "using": "css selector", "value": css }),
+        );
+        v[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let id = self.find(css);
+        self.call("POST", &format!("/element/{id}/click"), json!({}));
+    }
+
+    fn key(&self, key: &str) {
+        let actions = json!({ "actions": [{ "type": "key", "id": "kb", "actions": [
+            { "type": "keyDown", "value": key }, { "type": "keyUp", "value": key }] }] });
+        self.call("POST", "/actions", actions);
+    }
+
+    fn text(&self, css: &str) -> String {
+        self.js(&format!(
+            "return document.querySelector('{css}').textContent;"
+        ))
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    }
+
+    fn wait(&self, secs: u64, what: &str, script: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let v = self.js(script);
+            if !v.is_null() && v != json!(false) {
+                return v;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out waiting for {what}; status: {}",
+                    self.text("#status")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn screenshot(&self, path: &std::path::Path) -> usize {
+        let b64 = self.call("GET", "/screenshot", json!(null));
+        let png = decode_base64(b64.as_str().expect("base64"));
+        std::fs::write(path, &png).unwrap();
+        png.len()
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            json!({ "width": width, "height": height }),
+        );
+    }
+}
+
+fn decode_base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for v in text.bytes().filter_map(value) {
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+fn find_chromedriver() -> Option<String> {
+    if let Ok(p) = std::env::var("ULTIMO_CHROMEDRIVER") {
+        return Some(p);
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("chromedriver"))
+        .find(|p| p.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_driver(program: &str) -> Driver {
+    let port = free_port();
+    let child = Command::new(program)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Driver {
+        child,
+        addr: format!("127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(&driver.addr).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver does not listen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    driver
+}
+
+fn new_session(driver: &Driver) -> Session<'_> {
+    let mut options = json!({ "args": [
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--window-size=1280,800", "--hide-scrollbars", "--force-device-scale-factor=1"
+    ] });
+    for binary in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
+        if std::path::Path::new(binary).is_file() {
+            options["binary"] = json!(binary);
+            break;
+        }
+    }
+    let caps = json!({ "capabilities": { "alwaysMatch": {
+        "browserName": "chrome", "goog:chromeOptions": options } } });
+    let v = driver.call("POST", "/session", caps);
+    Session {
+        driver,
+        id: v["sessionId"].as_str().expect("session id").to_string(),
+    }
+}
+
+#[test]
+fn plays_a_game_and_analyses_in_the_browser() {
+    let Some(chromedriver) = find_chromedriver() else {
+        let required = std::env::var("ULTIMO_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "ULTIMO_REQUIRE_BROWSER=1 but chromedriver is not installed \
+             (apt-get install chromium chromium-driver)"
+        );
+        // Written past the test harness's capture, so `cargo test` shows it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "gui_browser: SKIPPED: no chromedriver (install chromium and chromium-driver to run it)"
+        );
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+
+    // A quick engine: 300 iterations a move, set with the page's controls.
+    s.js(
+        "const k = document.getElementById('limit-kind'); k.value = 'nodes'; \
+          const v = document.getElementById('limit-value'); v.value = '300'; \
+          v.dispatchEvent(new Event('change'));",
+    );
+    s.wait(10, "the node limit", "return document.getElementById('limit-value').value === '300' && !document.getElementById('status').classList.contains('error');");
+
+    // An illegal click says why and changes nothing.
+    s.click("rect.hit[data-i='40']"); // e5
+    s.wait(
+        30,
+        "the engine's reply",
+        "return document.body.dataset.turn === 'human';",
+    );
+    let illegal = s.js("const l = [...document.querySelectorAll('rect.cell')].findIndex(c => !c.classList.contains('legal') && c.id !== 'c40'); return l;");
+    let illegal = illegal.as_u64().expect("an illegal cell");
+    s.click(&format!("rect.hit[data-i='{illegal}']"));
+    s.wait(
+        10,
+        "the refusal",
+        "return document.querySelector('#status').classList.contains('error');",
+    );
+    let refusal = s.text("#status");
+    assert!(
+        refusal.contains("the move must be on") || refusal.contains("taken"),
+        "{refusal}"
+    );
+
+    // Play the game out: always the first legal cell.
+    let mut clicks = 1;
+    let started = Instant::now();
+    loop {
+        let turn = s.wait(60, "the person's turn or the end", "const t = document.body.dataset.turn; return (t === 'human' || t === 'over') ? t : null;");
+        let turn = turn.as_str().unwrap().to_string();
+        if turn == "over" {
+            break;
+        }
+        let cell = s
+            .js("return [...document.querySelectorAll('rect.cell')].findIndex(c => c.classList.contains('legal'));")
+            .as_i64()
+            .unwrap();
+        assert!(cell >= 0, "no legal cell while it is my move");
+        let before = s.js("return document.querySelectorAll('#moves li').length;");
+        s.click(&format!("rect.hit[data-i='{cell}']"));
+        clicks += 1;
+        s.wait(
+            10,
+            "my move on the page",
+            &format!("return document.querySelectorAll('#moves li').length > {before};"),
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the game takes too long"
+        );
+    }
+    let result = s.text("#status");
+    let state = gui_common::state(&gui.addr);
+    let outcome = state["outcome"]
+        .as_str()
+        .expect("the game is over")
+        .to_string();
+    let moves = state["moves"].as_array().unwrap().len();
+    // The page shows what the server has: every mark, the result.
+    let marks = s.js("return document.querySelectorAll('.marks g.x, .marks circle.o').length;");
+    assert_eq!(marks.as_u64().unwrap() as usize, moves);
+    let list = s.js("return document.querySelectorAll('#moves li').length;");
+    assert_eq!(list.as_u64().unwrap() as usize, moves);
+    let expected = if outcome == "draw" {
+        "a draw".to_string()
+    } else {
+        format!("{outcome} wins")
+    };
+    assert!(result.contains(&expected), "{result} / {outcome}");
+
+    // Step back four moves with the arrow key, then analysis on with `f`.
+    for _ in 0..4 {
+        s.key("\u{E012}"); // ArrowLeft
+    }
+    s.wait(10, "stepping back", &format!("return document.querySelector('#moves li.current') && [...document.querySelectorAll('#moves li')].indexOf(document.querySelector('#moves li.current')) === {};", moves - 5));
+    let pressed = Instant::now();
+    s.key("f");
+    s.wait(
+        30,
+        "analysis lines",
+        "return document.querySelectorAll('#lines tr').length > 0;",
+    );
+    let first_line = pressed.elapsed();
+    let first_pv = s.text("#lines tr .pvmove.first");
+    assert!(first_pv.len() == 2, "a move in the line: {first_pv:?}");
+    s.click("#heat");
+    std::thread::sleep(Duration::from_millis(800));
+
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../gui-e2e");
+    std::fs::create_dir_all(&dir).unwrap();
+    let desktop = s.screenshot(&dir.join("desktop.png"));
+    s.resize(390, 844);
+    std::thread::sleep(Duration::from_millis(500));
+    let phone = s.screenshot(&dir.join("phone.png"));
+    assert!(desktop > 1000 && phone > 1000);
+
+    let page: usize = ["/", "/app.js", "/style.css"]
+        .iter()
+        .map(|p| gui_common::get(&gui.addr, p).body.len())
+        .sum();
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: clicked {clicks} legal moves and one illegal (refused: {refusal:?}); {moves} moves in all; \
+         page shows {result:?}; first analysis line {} ms after 'f'; page {page} bytes; \
+         screenshots in {}",
+        first_line.as_millis(),
+        dir.display()
+    );
+    s.call("DELETE", "", json!(null));
+}
