@@ -23,20 +23,31 @@ function say(text, error) {
   s.classList.toggle("error", !!error);
 }
 
-async function api(cmd) {
-  try {
-    const r = await fetch("/api", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(cmd),
-    });
-    const body = await r.json();
-    if (body.error) say(body.error, true);
-    return !body.error;
-  } catch (e) {
-    say("the server cannot be reached", true);
-    return false;
-  }
+// Commands go to the server one at a time, in the order they were given:
+// quick key presses (four steps back) must arrive in order, or the last to
+// arrive would win.
+let queue = Promise.resolve();
+// Steps sent but not yet answered: until then the local cursor stands.
+let pendingSteps = 0;
+
+function api(cmd) {
+  const send = async () => {
+    try {
+      const r = await fetch("/api", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(cmd),
+      });
+      const body = await r.json();
+      if (body.error) say(body.error, true);
+      return !body.error;
+    } catch (e) {
+      say("the server cannot be reached", true);
+      return false;
+    }
+  };
+  queue = queue.then(send);
+  return queue;
 }
 
 // --- The board -----------------------------------------------------------
@@ -287,6 +298,9 @@ function turnText(s) {
 }
 
 function render(s) {
+  // An update sent before the last step was answered would move the cursor
+  // back; keep the local one until every step has been answered.
+  if (pendingSteps > 0 && state) s.cursor = state.cursor;
   state = s;
   drawBoard(s);
   drawAnalysis(s);
@@ -330,7 +344,10 @@ function goto(ply) {
   if (!state) return;
   // Counted here too, so that quick key presses add up before the server answers.
   state.cursor = Math.max(0, Math.min(state.moves.length, ply));
-  api({ cmd: "goto", ply: state.cursor });
+  pendingSteps += 1;
+  api({ cmd: "goto", ply: state.cursor }).finally(() => {
+    pendingSteps -= 1;
+  });
 }
 
 function wire() {
