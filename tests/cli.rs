@@ -145,3 +145,31 @@ fn super15_analyze_shows_board_and_moves() {
     assert_eq!(code, 2);
     assert!(err.starts_with("error: "), "{err}");
 }
+
+/// `ultimo play --game super15` through a pipe: its moves, its mistakes.
+#[test]
+fn super15_play_through_a_pipe() {
+    let args = [
+        "play",
+        "--game",
+        "super15",
+        "--nodes",
+        "100",
+        "--threads",
+        "1",
+    ];
+    let (code, out, err) = run(&args, "zz\nb2b3\nb2b4\nquit\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Your move (x), on the board, from square to square:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'zz' is neither a move nor a command. Moves look like b2b3"),
+        "{out}"
+    );
+    assert!(out.contains("You play b2b3\n"), "{out}");
+    assert!(out.contains("\nUltimo plays "), "{out}");
+    assert!(out.contains("b2b4 is not possible: "), "{out}");
+    assert!(out.ends_with("Bye.\n"), "{out}");
+}

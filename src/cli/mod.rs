@@ -68,6 +68,9 @@ enum Command {
     /// Type moves like e5; also undo, hint, board, help and quit. Works
     /// through a pipe too (one command per line, no colours).
     Play {
+        /// The game
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
         /// The side you play: x moves first
         #[arg(long, default_value = "x", value_parser = side)]
         side: Player,
@@ -249,28 +252,18 @@ pub fn main() -> ExitCode {
             }
         }
         Some(Command::Play {
+            game,
             side,
             time,
             nodes,
             position,
             search,
-        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|start| {
-            let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
-            let settings = play::Settings {
-                human: side,
-                start,
-                limits: limits(time, nodes, Duration::from_secs(1)),
-                // With --nodes a hint is as repeatable as the engine's moves.
-                hint_limits: limits(None, nodes, Duration::from_millis(500)),
-                options: Options {
-                    move_overhead: Duration::ZERO,
-                    ..search.options()
-                },
-                style: Style::for_terminal(io::stdout().is_terminal()),
-                prompt: interactive,
-            };
-            play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
-        }),
+        }) => match game {
+            GameKind::Uttt => play::<Position>(side, time, nodes, &position, &search),
+            GameKind::Super15 => {
+                play::<crate::super15::Position>(side, time, nodes, &position, &search)
+            }
+        },
         Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench { threads, game }) => {
@@ -340,6 +333,32 @@ fn analyze<G: CliGame>(
         style: Style::for_terminal(io::stdout().is_terminal()),
     };
     analyze::run(&settings, &mut io::stdout()).map(|_| ())
+}
+
+/// `ultimo play` for one game.
+fn play<G: play::PlayGame>(
+    side: Player,
+    time: Option<Duration>,
+    nodes: Option<u64>,
+    position: &PositionArgs,
+    search: &SearchArgs,
+) -> Result<(), CliError> {
+    let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
+    let settings = play::Settings {
+        human: side,
+        start,
+        limits: limits(time, nodes, Duration::from_secs(1)),
+        // With --nodes a hint is as repeatable as the engine's moves.
+        hint_limits: limits(None, nodes, Duration::from_millis(500)),
+        options: Options {
+            move_overhead: Duration::ZERO,
+            ..search.options()
+        },
+        style: Style::for_terminal(io::stdout().is_terminal()),
+        prompt: interactive,
+    };
+    play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
 }
 
 /// `ultimo perft` for one game.
