@@ -452,4 +452,28 @@ mod tests {
         let random = OpeningBook::Random { plies: 6, seed: 3 };
         assert_eq!(random.opening(4), random_opening(6, 3, 4));
     }
+
+    #[test]
+    fn super15_openings() {
+        use crate::super15;
+        let make = |pair| super::random_opening::<super15::Position>(2, 1, pair).unwrap();
+        let opening = make(0);
+        assert_eq!(opening, make(0));
+        let super::Opening::Moves(moves) = &opening else {
+            panic!("random openings are move lists")
+        };
+        assert_eq!(moves.len(), 2);
+        let text = opening.to_string();
+        assert_eq!(
+            super::Opening::<super15::Position>::parse(&text),
+            Ok(opening.clone())
+        );
+        assert!(
+            opening
+                .position_command(&[])
+                .starts_with("position startpos moves ")
+        );
+        let err = super::Opening::<super15::Position>::parse("e5").unwrap_err();
+        assert!(matches!(err, OpeningError::Moves { .. }), "{err}");
+    }
 }
