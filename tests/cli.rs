@@ -106,3 +106,70 @@ fn time_zero_is_refused_with_the_right_rule() {
         );
     }
 }
+
+/// `ultimo bench --game super15` searches its own positions; its node
+/// count is pinned like UTTT's.
+#[test]
+fn super15_bench_node_count_is_pinned() {
+    let (code, out, _) = run(&["bench", "--game", "super15"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), ultimo::cli::bench::SUPER15_POSITIONS.len() + 1);
+    assert!(lines[0].starts_with(" 1/5 .o2o3o4o5"), "{out}");
+    let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
+    assert_eq!((last[1], last[3]), ("nodes", "nps"));
+    assert_eq!(last[0], "250000", "bench node count changed:\n{out}");
+}
+
+/// `ultimo analyze --game super15` shows its board and a table of moves.
+#[test]
+fn super15_analyze_shows_board_and_moves() {
+    let args = [
+        "analyze",
+        "--game",
+        "super15",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+    ];
+    let (code, out, err) = run(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fen .o2o3o4o5o5o4o3o2./"), "{out}");
+    assert!(out.contains("  #  move    visits"), "{out}");
+    assert!(out.contains("nodes 300"), "{out}");
+    let bad = [
+        "analyze", "--game", "super15", "--nodes", "1", "--moves", "e5",
+    ];
+    let (code, _, err) = run(&bad, "");
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: "), "{err}");
+}
+
+/// `ultimo play --game super15` through a pipe: its moves, its mistakes.
+#[test]
+fn super15_play_through_a_pipe() {
+    let args = [
+        "play",
+        "--game",
+        "super15",
+        "--nodes",
+        "100",
+        "--threads",
+        "1",
+    ];
+    let (code, out, err) = run(&args, "zz\nb2b3\nb2b4\nquit\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Your move (x), on the board, from square to square:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'zz' is neither a move nor a command. Moves look like b2b3"),
+        "{out}"
+    );
+    assert!(out.contains("You play b2b3\n"), "{out}");
+    assert!(out.contains("\nUltimo plays "), "{out}");
+    assert!(out.contains("b2b4 is not possible: "), "{out}");
+    assert!(out.ends_with("Bye.\n"), "{out}");
+}

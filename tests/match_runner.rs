@@ -586,3 +586,54 @@ fn second_ctrl_c_aborts_the_running_game() {
     );
     assert!(field(&out, "games").starts_with("0: "), "{out}");
 }
+
+#[test]
+fn super15_match_records_and_replays_its_game() {
+    let record = TempFile::new("super15.txt");
+    let (base, random) = (
+        ultimo("base"),
+        format!("{} option.RandomMove=true", ultimo("random")),
+    );
+    let live = success(&ultimo_match(&[
+        "--game",
+        "super15",
+        "--engine",
+        &base,
+        "--engine",
+        &random,
+        "--nodes",
+        "100",
+        "--games",
+        "4",
+        "--random-plies",
+        "2",
+        "--seed",
+        "1",
+        "--record",
+        record.name(),
+    ]));
+    assert!(field(&live, "games").starts_with("4: "), "{live}");
+    assert_eq!(field(&live, "faults"), "base none, random none");
+    assert_eq!(field(&live, "end"), "all 4 games played");
+    let text = std::fs::read_to_string(record.path()).unwrap();
+    assert!(
+        text.contains("\nvariant super15\nengines base random\n"),
+        "{text}"
+    );
+    assert!(text.contains("end normal"), "{text}");
+    // Super 1 al 5 moves are from-to pairs of squares, e.g. `c2c3`.
+    let opening = text
+        .lines()
+        .find_map(|l| l.split("; ").find_map(|f| f.strip_prefix("opening ")))
+        .expect("an opening");
+    assert_eq!(opening.split(' ').count(), 2, "{opening}");
+    assert!(opening.split(' ').all(|m| m.len() == 4), "{opening}");
+    let replayed = replay(&record, &[], 4);
+    assert_eq!(statistics(&replayed), statistics(&live));
+    // Without its variant line the record is read as Ultimate Tic-Tac-Toe,
+    // whose referee refuses the moves.
+    let uttt = TempFile::new("super15-as-uttt.txt");
+    std::fs::write(uttt.path(), text.replace("variant super15\n", "")).unwrap();
+    let err = failure(&ultimo_match(&["--replay", uttt.name()]));
+    assert!(err.contains("is not a cell"), "{err}");
+}

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use crate::arena::clock::{GameClock, TimeControl};
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
-use crate::arena::openings::Opening;
+use crate::arena::openings::{ArenaGame, Opening, TextProblem};
 use crate::arena::record::{GameRecord, Termination, sanitize};
-use crate::game::Outcome;
-use crate::rules::{Move, PlayError, Position};
+use crate::game::{GameKind, Outcome};
+use crate::rules::Position;
 
 /// The settings every game of a match shares.
 #[derive(Clone, Debug)]
@@ -28,13 +28,13 @@ pub struct GameSettings {
 /// Which game to play: its number, pair, opening, and which engine (0 or 1)
 /// plays `x`.
 #[derive(Clone, Debug)]
-pub struct GameSetup {
+pub struct GameSetup<G: ArenaGame = Position> {
     /// The game's number, from 1.
     pub game: u64,
     /// The pair's number, from 1.
     pub pair: u64,
     /// Where the game starts.
-    pub opening: Opening,
+    pub opening: Opening<G>,
     /// The engine (index into the specs) that plays `x`.
     pub x_engine: usize,
 }
@@ -51,39 +51,42 @@ pub enum RefereeError {
     /// A move the rules forbid.
     #[error("played {mv}, which is illegal: {problem}")]
     Illegal {
-        /// The move.
-        mv: Move,
+        /// The move, as the game writes it.
+        mv: String,
         /// Why it is illegal.
-        problem: PlayError,
+        problem: TextProblem,
     },
 }
 
 /// The referee's verdict on an engine's `bestmove` line: the move (played
 /// on `pos`), or why it loses the game (`pos` unchanged). The engine's text
 /// in the error is shortened and made safe for the record.
-pub fn referee(pos: &mut Position, line: &str) -> Result<Move, RefereeError> {
+pub fn referee<G: ArenaGame>(pos: &mut G, line: &str) -> Result<G::Move, RefereeError> {
     let mut words = line.split_whitespace();
     let text = match (words.next(), words.next()) {
         (Some("bestmove"), Some(text)) => text,
         _ => return Err(RefereeError::NoMove(sanitize(line, 40))),
     };
-    let mv: Move = text
-        .parse()
-        .map_err(|_| RefereeError::NotAMove(sanitize(text, 20)))?;
-    pos.try_play(mv)
-        .map_err(|problem| RefereeError::Illegal { mv, problem })?;
+    let mv = G::parse_move(text).map_err(|_| RefereeError::NotAMove(sanitize(text, 20)))?;
+    pos.check(mv).map_err(|problem| RefereeError::Illegal {
+        mv: mv.to_string(),
+        problem: problem.into(),
+    })?;
+    pos.play(mv);
     Ok(mv)
 }
 
 /// Why a finished game ended, in words.
-fn normal_reason(pos: &Position) -> String {
-    match pos.outcome() {
-        Some(Outcome::Win(p)) => format!("{p} has three boards in a line"),
-        _ => "every board is closed without a line".to_string(),
+fn normal_reason<G: ArenaGame>(pos: &G) -> String {
+    match (G::KIND, pos.outcome()) {
+        (GameKind::Uttt, Some(Outcome::Win(p))) => format!("{p} has three boards in a line"),
+        (GameKind::Uttt, _) => "every board is closed without a line".to_string(),
+        (GameKind::Super15, Some(Outcome::Win(p))) => format!("{p} wins"),
+        (GameKind::Super15, _) => "a draw by the rules".to_string(),
     }
 }
 
-impl GameSetup {
+impl<G: ArenaGame> GameSetup<G> {
     /// The side engine `engine` (0 or 1) plays.
     pub fn side_of(&self, engine: usize) -> Player {
         if engine == self.x_engine {
@@ -142,13 +145,13 @@ impl Halt {
 /// or returns `None` when the match is aborted meanwhile. An engine that
 /// commits a fault loses the game and its process is killed (its slot left
 /// empty, to be started afresh for the next game).
-pub fn play_game(
+pub fn play_game<G: ArenaGame>(
     slots: &mut [Option<Engine>; 2],
     specs: &[EngineSpec; 2],
     settings: &GameSettings,
-    setup: &GameSetup,
+    setup: &GameSetup<G>,
     abort: &AtomicBool,
-) -> Option<GameRecord> {
+) -> Option<GameRecord<G>> {
     let mut moves = Vec::new();
     let mut pos = setup.opening.position();
     let result = prepare(slots, specs, settings, abort)
@@ -207,12 +210,12 @@ fn prepare(
 
 /// Plays moves until the game is over: sends the position and `go` to the
 /// side to move, times its answer, and referees its move.
-fn play_moves(
+fn play_moves<G: ArenaGame>(
     slots: &mut [Option<Engine>; 2],
     settings: &GameSettings,
-    setup: &GameSetup,
-    pos: &mut Position,
-    moves: &mut Vec<Move>,
+    setup: &GameSetup<G>,
+    pos: &mut G,
+    moves: &mut Vec<G::Move>,
     abort: &AtomicBool,
 ) -> Result<(), Halt> {
     let mut clock = GameClock::new(settings.control, settings.margin, settings.move_timeout);
@@ -258,6 +261,7 @@ fn play_moves(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::PlayError;
 
     #[test]
     fn referee_plays_legal_moves_only() {
@@ -280,7 +284,7 @@ mod tests {
             referee(&mut pos, "bestmove e5"),
             Err(RefereeError::Illegal {
                 mv: "e5".parse().unwrap(),
-                problem: PlayError::CellTaken
+                problem: PlayError::CellTaken.into()
             })
         );
         assert_eq!(pos.ply(), 1);
@@ -292,7 +296,7 @@ mod tests {
         let setup = |x_engine| GameSetup {
             game: 1,
             pair: 1,
-            opening: Opening::Moves(vec![]),
+            opening: Opening::<Position>::Moves(vec![]),
             x_engine,
         };
         assert_eq!(setup(0).side_of(0), Player::X);

@@ -40,8 +40,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clock::{ClockError, TimeControl};
 use engine::{Engine, EngineError, EngineSpec, EngineSpecError};
 use game::{GameSettings, GameSetup};
-use openings::{OpeningBook, OpeningError, OpeningsFileError};
+use openings::{ArenaGame, OpeningBook, OpeningError, OpeningsFileError};
 use record::{GameRecord, Record, RecordError};
+
+use crate::game::GameKind;
 use tally::{Sprt, SprtError, Tally, TallyError};
 
 use crate::arena::stats::SprtDecision;
@@ -184,6 +186,8 @@ pub struct MatchConfig {
     pub sprt: Option<Vec<f64>>,
     /// The record file to write.
     pub record: Option<PathBuf>,
+    /// The game to play.
+    pub game: GameKind,
 }
 
 impl Default for MatchConfig {
@@ -205,6 +209,7 @@ impl Default for MatchConfig {
             concurrency: 1,
             sprt: None,
             record: None,
+            game: GameKind::Uttt,
         }
     }
 }
@@ -213,7 +218,10 @@ impl Default for MatchConfig {
 /// summary (standard output), or prints the summary of a record.
 pub fn run(job: &Job) -> Result<(), ArenaError> {
     match job {
-        Job::Match(config) => run_match(&Plan::new(config)?),
+        Job::Match(config) => match config.game {
+            GameKind::Uttt => run_match(&Plan::<crate::rules::Position>::new(config)?),
+            GameKind::Super15 => run_match(&Plan::<crate::super15::Position>::new(config)?),
+        },
         Job::Replay { record, sprt } => {
             let sprt = sprt.as_deref().map(Sprt::new).transpose()?;
             replay(record, sprt.as_ref(), &mut io::stdout().lock())
@@ -225,7 +233,20 @@ pub fn run(job: &Job) -> Result<(), ArenaError> {
 fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), ArenaError> {
     let name = path.display().to_string();
     let text = read(path)?;
-    let record = Record::parse(&text, &name)?;
+    match record::record_game(&text) {
+        GameKind::Uttt => replay_game::<crate::rules::Position>(&text, &name, sprt, out),
+        GameKind::Super15 => replay_game::<crate::super15::Position>(&text, &name, sprt, out),
+    }
+}
+
+/// Prints the summary of the record `text` of game `G`, from file `name`.
+fn replay_game<G: ArenaGame>(
+    text: &str,
+    name: &str,
+    sprt: Option<&Sprt>,
+    out: &mut impl Write,
+) -> Result<(), ArenaError> {
+    let record = Record::<G>::parse(text, name)?;
     let mut tally = Tally::new(record.engines.clone());
     for game in &record.games {
         tally.add(game)?;
@@ -252,11 +273,11 @@ fn read(path: &Path) -> Result<String, ArenaError> {
 
 /// Everything a match needs, checked before it starts.
 #[derive(Debug)]
-struct Plan {
+struct Plan<G: ArenaGame> {
     specs: [EngineSpec; 2],
     games: u64,
     /// The openings of the pairs.
-    openings: OpeningBook,
+    openings: OpeningBook<G>,
     /// Where the openings come from, in words.
     openings_source: String,
     settings: GameSettings,
@@ -265,15 +286,22 @@ struct Plan {
     record: Option<PathBuf>,
 }
 
-impl Plan {
+impl<G: ArenaGame> Plan<G> {
     /// Checks the settings and reads or makes the openings.
-    fn new(args: &MatchConfig) -> Result<Plan, ArenaError> {
+    fn new(args: &MatchConfig) -> Result<Plan<G>, ArenaError> {
         let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
         let mut specs = match &args.engines[..] {
             [a, b] => [EngineSpec::parse(a)?, EngineSpec::parse(b)?],
             _ => return Err(ArenaError::EngineCount(args.engines.len())),
         };
         engine::distinct_names(&mut specs)?;
+        if G::KIND != GameKind::Uttt {
+            // The game first, before the engine's own options.
+            for spec in &mut specs {
+                let game = ("Game".to_string(), G::KIND.to_string());
+                spec.options.insert(0, game);
+            }
+        }
         let control = TimeControl::from_options(args.movetime, args.nodes, args.tc.as_deref())?;
         if args.games == 0 || !args.games.is_multiple_of(2) {
             return Err(ArenaError::Games(args.games));
@@ -323,7 +351,7 @@ impl Plan {
     }
 
     /// The game at `index` (from 0): number, pair, opening and colours.
-    fn setup(&self, index: u64) -> Result<GameSetup, OpeningError> {
+    fn setup(&self, index: u64) -> Result<GameSetup<G>, OpeningError> {
         let pair = index / 2;
         Ok(GameSetup {
             game: index + 1,
@@ -335,8 +363,12 @@ impl Plan {
 
     /// The first line of progress: who plays, how long, from where.
     fn describe(&self) -> String {
+        let game = match G::KIND {
+            GameKind::Uttt => String::new(),
+            kind => format!(" of {kind}"),
+        };
         format!(
-            "match: {} vs {}, {} games, {}, openings: {}, concurrency {}",
+            "match: {} vs {}, {} games{game}, {}, openings: {}, concurrency {}",
             self.specs[0].name,
             self.specs[1].name,
             self.games,
@@ -363,7 +395,7 @@ struct RecordFile {
 
 impl RecordFile {
     /// Creates the file and writes its header and `engines` line.
-    fn create(path: &Path, plan: &Plan) -> Result<RecordFile, ArenaError> {
+    fn create<G: ArenaGame>(path: &Path, plan: &Plan<G>) -> Result<RecordFile, ArenaError> {
         let file = File::create(path).map_err(|problem| ArenaError::Create {
             path: path.to_path_buf(),
             problem,
@@ -372,8 +404,12 @@ impl RecordFile {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
         };
+        let variant = match G::KIND {
+            GameKind::Uttt => String::new(),
+            kind => format!("\nvariant {kind}"),
+        };
         let header = format!(
-            "{}\n# {}\nengines {} {}",
+            "{}\n# {}{variant}\nengines {} {}",
             record::HEADER,
             plan.describe(),
             plan.specs[0].name,
@@ -449,7 +485,7 @@ impl Progress {
 
 /// The progress text of a finished game, e.g.
 /// `game 3/100: base-new 1-0 (x has three boards in a line)`.
-fn game_text(game: &GameRecord, total: u64) -> String {
+fn game_text<G: ArenaGame>(game: &GameRecord<G>, total: u64) -> String {
     format!(
         "game {}/{total}: {}-{} {} ({})",
         game.game,
@@ -497,8 +533,8 @@ impl Flags {
 }
 
 /// What the main thread keeps while the match runs.
-struct Referee<'a> {
-    plan: &'a Plan,
+struct Referee<'a, G: ArenaGame> {
+    plan: &'a Plan<G>,
     flags: &'a Flags,
     tally: Tally,
     record: Option<RecordFile>,
@@ -508,7 +544,7 @@ struct Referee<'a> {
     seen_interrupts: usize,
 }
 
-impl Referee<'_> {
+impl<G: ArenaGame> Referee<'_, G> {
     /// Ends the match early for `why`; `abort` also aborts running games.
     fn stop(&mut self, why: Stop, abort: bool) {
         if self.stop.is_none() || why == Stop::Aborted || why == Stop::Failed {
@@ -526,7 +562,7 @@ impl Referee<'_> {
     }
 
     /// Counts, records and shows a finished game, and runs the SPRT.
-    fn game_over(&mut self, game: GameRecord) {
+    fn game_over(&mut self, game: GameRecord<G>) {
         if self.flags.aborted() {
             return; // finished as the match was aborted: not counted
         }
@@ -581,7 +617,7 @@ impl Referee<'_> {
 }
 
 /// Plays the match of `plan` and prints its summary.
-fn run_match(plan: &Plan) -> Result<(), ArenaError> {
+fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     let started = Instant::now();
     let flags = Flags::default();
     for spec in &plan.specs {
@@ -654,11 +690,11 @@ fn run_match(plan: &Plan) -> Result<(), ArenaError> {
 /// One thread of the match: takes the next game until there are none or
 /// the match stops, and sends each finished game (or an error) to
 /// `results`.
-fn worker(
-    plan: &Plan,
+fn worker<G: ArenaGame>(
+    plan: &Plan<G>,
     next_game: &AtomicU64,
     flags: &Flags,
-    results: mpsc::Sender<Result<GameRecord, OpeningError>>,
+    results: mpsc::Sender<Result<GameRecord<G>, OpeningError>>,
 ) {
     let mut slots: [Option<Engine>; 2] = [None, None];
     while !flags.stop_starting.load(Ordering::SeqCst) {
@@ -716,7 +752,7 @@ mod tests {
 
     #[test]
     fn plans_a_match() {
-        let plan = Plan::new(&MatchConfig {
+        let plan = Plan::<crate::rules::Position>::new(&MatchConfig {
             games: 4,
             ..nodes(100)
         })
@@ -741,7 +777,7 @@ mod tests {
 
     #[test]
     fn pairs_share_random_openings() {
-        let plan = Plan::new(&MatchConfig {
+        let plan = Plan::<crate::rules::Position>::new(&MatchConfig {
             tc: Some("1+0.01".into()),
             random_plies: Some(6),
             seed: Some(9),
@@ -763,7 +799,9 @@ mod tests {
     #[test]
     fn refuses_bad_plans() {
         let check = |config: MatchConfig, expected: &str| {
-            let err = Plan::new(&config).unwrap_err().to_string();
+            let err = Plan::<crate::rules::Position>::new(&config)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(expected), "{config:?}: {err}");
         };
         check(config(), "give one time control");
@@ -886,13 +924,13 @@ mod tests {
             openings: Some(path.clone()),
             ..nodes(5)
         };
-        let plan = Plan::new(&with_book(6)).unwrap();
+        let plan = Plan::<crate::rules::Position>::new(&with_book(6)).unwrap();
         let shown: Vec<String> = (0..6)
             .map(|i| plan.setup(i).unwrap().opening.to_string())
             .collect();
         assert_eq!(shown, ["e5", "e5", "e5 e4", "e5 e4", "e5", "e5"]);
         std::fs::write(&path, "e5\nbad line\n").unwrap();
-        let err = Plan::new(&with_book(2)).unwrap_err();
+        let err = Plan::<crate::rules::Position>::new(&with_book(2)).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -910,7 +948,7 @@ mod tests {
             pair: 2,
             x: "base".into(),
             o: "new".into(),
-            opening: openings::Opening::Moves(vec![]),
+            opening: openings::Opening::<crate::rules::Position>::Moves(vec![]),
             moves: vec![],
             outcome: crate::game::Outcome::Win(crate::game::Player::O),
             termination: record::Termination::Timeout,

@@ -9,9 +9,62 @@ use std::fmt;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::notation::{FenError, MovesError, play_moves};
+use crate::game::Notation;
 use crate::quote::shorten;
-use crate::rules::{Move, Position};
+use crate::rules::Position;
+use crate::{notation, rules, super15};
+
+/// Why a game's text or move was refused, for any game the arena plays:
+/// each game's own typed error, shown as it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextProblem {
+    /// An Ultimate Tic-Tac-Toe FEN.
+    #[error(transparent)]
+    UtttFen(#[from] notation::FenError),
+    /// An Ultimate Tic-Tac-Toe move that is not a cell.
+    #[error(transparent)]
+    UtttMove(#[from] notation::ParseMoveError),
+    /// An illegal Ultimate Tic-Tac-Toe move.
+    #[error(transparent)]
+    UtttPlay(#[from] rules::PlayError),
+    /// Ultimate Tic-Tac-Toe moves that cannot be played.
+    #[error(transparent)]
+    UtttMoves(#[from] notation::MovesError),
+    /// A Super 1 al 5 FEN.
+    #[error(transparent)]
+    Super15Fen(#[from] super15::notation::FenError),
+    /// A Super 1 al 5 move that cannot be read.
+    #[error(transparent)]
+    Super15Move(#[from] super15::notation::MoveParseError),
+    /// An illegal Super 1 al 5 move.
+    #[error(transparent)]
+    Super15Play(#[from] super15::PlayError),
+    /// Super 1 al 5 moves that cannot be played.
+    #[error(transparent)]
+    Super15Moves(#[from] super15::notation::MovesError),
+}
+
+/// A game the arena can referee: its [`Notation`], with every error it
+/// reports convertible to a [`TextProblem`].
+pub trait ArenaGame:
+    Notation<
+        FenError: Into<TextProblem>,
+        MoveError: Into<TextProblem>,
+        PlayError: Into<TextProblem>,
+        MovesError: Into<TextProblem>,
+    >
+{
+}
+
+impl<G> ArenaGame for G where
+    G: Notation<
+            FenError: Into<TextProblem>,
+            MoveError: Into<TextProblem>,
+            PlayError: Into<TextProblem>,
+            MovesError: Into<TextProblem>,
+        >
+{
+}
 
 /// Why an opening is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -25,7 +78,7 @@ pub enum OpeningError {
         /// The FEN, shortened.
         text: String,
         /// What is wrong with it.
-        problem: FenError,
+        problem: TextProblem,
     },
     /// Moves that cannot be played from the empty board.
     #[error("bad moves '{text}': {problem}")]
@@ -33,7 +86,7 @@ pub enum OpeningError {
         /// The moves, shortened.
         text: String,
         /// The first that cannot be played, and why.
-        problem: MovesError,
+        problem: TextProblem,
     },
     /// An opening whose game is already over.
     #[error("the game is already over after '{text}'")]
@@ -72,39 +125,40 @@ pub enum OpeningsFileError {
 
 /// The position a game starts from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Opening {
+pub enum Opening<G: ArenaGame = Position> {
     /// A position given by its FEN.
-    Fen(Position),
+    Fen(G),
     /// Moves played from the empty board (none for the empty board itself).
-    Moves(Vec<Move>),
+    Moves(Vec<G::Move>),
 }
 
-impl Opening {
+impl<G: ArenaGame> Opening<G> {
     /// Reads an opening: `startpos`, a FEN, or moves from the empty board.
     /// An opening whose game is already over is refused.
-    pub fn parse(text: &str) -> Result<Opening, OpeningError> {
+    pub fn parse(text: &str) -> Result<Opening<G>, OpeningError> {
         let text = text.trim();
         let opening = if text.is_empty() {
             return Err(OpeningError::Empty);
         } else if text == "startpos" {
             Opening::Moves(Vec::new())
         } else if text.contains('/') {
-            let pos: Position = text.parse().map_err(|problem| OpeningError::Fen {
-                text: shorten(text),
-                problem,
-            })?;
+            let pos: G = text
+                .parse()
+                .map_err(|problem: G::FenError| OpeningError::Fen {
+                    text: shorten(text),
+                    problem: problem.into(),
+                })?;
             Opening::Fen(pos)
         } else {
             let words = text.split_whitespace();
-            let pos = play_moves(&Position::startpos(), words.clone()).map_err(|problem| {
-                OpeningError::Moves {
+            G::startpos()
+                .play_moves(words.clone())
+                .map_err(|problem| OpeningError::Moves {
                     text: shorten(text),
-                    problem,
-                }
-            })?;
-            debug_assert!(pos.ply() as usize == words.clone().count());
+                    problem: problem.into(),
+                })?;
             // play_moves checked every word, so they all parse.
-            let moves = words.filter_map(|w| w.parse().ok()).collect();
+            let moves = words.filter_map(|w| G::parse_move(w).ok()).collect();
             Opening::Moves(moves)
         };
         if opening.position().is_over() {
@@ -116,15 +170,16 @@ impl Opening {
     }
 
     /// The position the opening leads to.
-    pub fn position(&self) -> Position {
+    pub fn position(&self) -> G {
         match self {
             Opening::Fen(pos) => *pos,
             Opening::Moves(moves) => {
-                let mut pos = Position::startpos();
+                let mut pos = G::startpos();
                 for &m in moves {
-                    if pos.try_play(m).is_err() {
+                    if pos.check(m).is_err() {
                         break;
                     }
+                    pos.play(m);
                 }
                 pos
             }
@@ -133,7 +188,7 @@ impl Opening {
 
     /// The protocol's `position` command for the opening followed by
     /// `moves`.
-    pub fn position_command(&self, moves: &[Move]) -> String {
+    pub fn position_command(&self, moves: &[G::Move]) -> String {
         let mut command = match self {
             Opening::Fen(pos) => format!("position fen {pos}"),
             Opening::Moves(_) => "position startpos".to_string(),
@@ -153,14 +208,14 @@ impl Opening {
     }
 }
 
-impl fmt::Display for Opening {
+impl<G: ArenaGame> fmt::Display for Opening<G> {
     /// The form [`Opening::parse`] reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Opening::Fen(pos) => write!(f, "{pos}"),
             Opening::Moves(moves) if moves.is_empty() => write!(f, "startpos"),
             Opening::Moves(moves) => {
-                let words: Vec<String> = moves.iter().map(Move::to_string).collect();
+                let words: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
                 write!(f, "{}", words.join(" "))
             }
         }
@@ -169,7 +224,10 @@ impl fmt::Display for Opening {
 
 /// Reads an openings file's text: one opening per line; blank lines and
 /// lines starting with `#` are skipped. An error names `file` and the line.
-pub fn parse_openings(text: &str, file: &str) -> Result<Vec<Opening>, OpeningsFileError> {
+pub fn parse_openings<G: ArenaGame>(
+    text: &str,
+    file: &str,
+) -> Result<Vec<Opening<G>>, OpeningsFileError> {
     let mut openings = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -198,13 +256,17 @@ const TRIES_PER_OPENING: u32 = 10_000;
 /// pair `pair` (from 0), the same for the same `seed` and pair. An opening
 /// whose game is over, or where the side to move can win at once (the game
 /// is decided), is skipped and drawn again.
-pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, OpeningError> {
+pub fn random_opening<G: ArenaGame>(
+    plies: u32,
+    seed: u64,
+    pair: u64,
+) -> Result<Opening<G>, OpeningError> {
     // Each pair has its own generator, so that any pair's opening can be
     // made without the ones before it (seed_from_u64 mixes the bits).
     let pair_seed = seed.wrapping_add(pair.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(pair_seed);
     for _ in 0..TRIES_PER_OPENING {
-        let mut pos = Position::startpos();
+        let mut pos = G::startpos();
         let mut moves = Vec::new();
         while moves.len() < plies as usize {
             let Some(m) = pos.random_move(&mut rng) else {
@@ -222,10 +284,10 @@ pub fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, Openi
 
 /// Where a match's openings come from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum OpeningBook {
+pub enum OpeningBook<G: ArenaGame = Position> {
     /// These openings, taken in turn by the pairs (from the top again when
     /// they run out).
-    List(Vec<Opening>),
+    List(Vec<Opening<G>>),
     /// A fresh opening of `plies` random moves for each pair.
     Random {
         /// The number of random moves.
@@ -235,9 +297,9 @@ pub enum OpeningBook {
     },
 }
 
-impl OpeningBook {
+impl<G: ArenaGame> OpeningBook<G> {
     /// The opening of pair `pair` (from 0).
-    pub fn opening(&self, pair: u64) -> Result<Opening, OpeningError> {
+    pub fn opening(&self, pair: u64) -> Result<Opening<G>, OpeningError> {
         match self {
             OpeningBook::List(list) if list.is_empty() => Ok(Opening::Moves(Vec::new())),
             OpeningBook::List(list) => Ok(list[(pair % list.len() as u64) as usize].clone()),
@@ -249,6 +311,18 @@ impl OpeningBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Move;
+
+    type Opening = super::Opening<Position>;
+    type OpeningBook = super::OpeningBook<Position>;
+
+    fn random_opening(plies: u32, seed: u64, pair: u64) -> Result<Opening, OpeningError> {
+        super::random_opening(plies, seed, pair)
+    }
+
+    fn parse_openings(text: &str, file: &str) -> Result<Vec<Opening>, OpeningsFileError> {
+        super::parse_openings(text, file)
+    }
 
     fn moves(text: &str) -> Vec<Move> {
         text.split_whitespace()
@@ -377,5 +451,29 @@ mod tests {
         assert_eq!(empty.opening(3), Ok(Opening::Moves(vec![])));
         let random = OpeningBook::Random { plies: 6, seed: 3 };
         assert_eq!(random.opening(4), random_opening(6, 3, 4));
+    }
+
+    #[test]
+    fn super15_openings() {
+        use crate::super15;
+        let make = |pair| super::random_opening::<super15::Position>(2, 1, pair).unwrap();
+        let opening = make(0);
+        assert_eq!(opening, make(0));
+        let super::Opening::Moves(moves) = &opening else {
+            panic!("random openings are move lists")
+        };
+        assert_eq!(moves.len(), 2);
+        let text = opening.to_string();
+        assert_eq!(
+            super::Opening::<super15::Position>::parse(&text),
+            Ok(opening.clone())
+        );
+        assert!(
+            opening
+                .position_command(&[])
+                .starts_with("position startpos moves ")
+        );
+        let err = super::Opening::<super15::Position>::parse("e5").unwrap_err();
+        assert!(matches!(err, OpeningError::Moves { .. }), "{err}");
     }
 }

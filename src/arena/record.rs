@@ -7,7 +7,9 @@
 //! game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 f8; result 1-0; end normal; reason x has three boards in a line
 //! ```
 //!
-//! Lines starting with `#` and blank lines are comments. One `engines` line
+//! Lines starting with `#` and blank lines are comments. A `variant super15`
+//! line before the games says the games are Super 1 al 5 (without one they
+//! are Ultimate Tic-Tac-Toe; moves and FENs are the game's). One `engines` line
 //! names the first and the second engine (the statistics are the first
 //! engine's) and comes before the games. Each `game` line has these fields,
 //! separated by `;`, each a key and its value:
@@ -27,11 +29,10 @@ use fxhash::FxHashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::arena::openings::{Opening, OpeningError};
-use crate::game::{Outcome, Player, Verdict};
-use crate::notation::ParseMoveError;
+use crate::arena::openings::{ArenaGame, Opening, OpeningError, TextProblem};
+use crate::game::{GameKind, Outcome, Player, Verdict};
 use crate::quote::shorten;
-use crate::rules::{Move, PlayError, Position};
+use crate::rules::Position;
 
 /// The first line of every record file.
 pub const HEADER: &str = "# ultimo match record 1";
@@ -97,7 +98,7 @@ pub enum GameLineError {
     },
     /// A move that is not a cell.
     #[error("moves: {0}")]
-    Move(ParseMoveError),
+    Move(TextProblem),
     /// An opening that is refused.
     #[error("opening: {0}")]
     Opening(OpeningError),
@@ -117,10 +118,10 @@ pub enum ValidateError {
     Illegal {
         /// The move's place from the opening, from 1.
         index: usize,
-        /// The move.
-        mv: Move,
+        /// The move, as written.
+        mv: String,
         /// Why it is illegal.
-        problem: PlayError,
+        problem: TextProblem,
     },
     /// A `normal` end before the game is over.
     #[error("the game ended normally but is not over")]
@@ -153,6 +154,12 @@ pub enum RecordLineError {
     /// A game before the `engines` line.
     #[error("a game before the 'engines' line")]
     GameFirst,
+    /// A `variant` line that is not one game's name, comes late or twice,
+    /// or is missing for a game other than Ultimate Tic-Tac-Toe.
+    #[error(
+        "'variant' must name the record's game once, before the games (uttt or super15), found '{0}'"
+    )]
+    Variant(String),
     /// A line that is neither `engines` nor `game`.
     #[error("expected an 'engines' or a 'game' line, found '{0}'")]
     Kind(String),
@@ -296,7 +303,7 @@ impl FromStr for Termination {
 
 /// One game of a match, as recorded.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
+pub struct GameRecord<G: ArenaGame = Position> {
     /// The game's number, from 1.
     pub game: u64,
     /// The pair's number, from 1.
@@ -306,9 +313,9 @@ pub struct GameRecord {
     /// The engine that played `o`.
     pub o: String,
     /// Where the game started.
-    pub opening: Opening,
+    pub opening: Opening<G>,
     /// The moves played from the opening.
-    pub moves: Vec<Move>,
+    pub moves: Vec<G::Move>,
     /// The result.
     pub outcome: Outcome,
     /// How it ended.
@@ -317,7 +324,7 @@ pub struct GameRecord {
     pub reason: String,
 }
 
-impl GameRecord {
+impl<G: ArenaGame> GameRecord<G> {
     /// The name of the engine that played `player`.
     pub fn engine(&self, player: Player) -> &str {
         match player {
@@ -347,13 +354,14 @@ impl GameRecord {
     /// opening; a `normal` end must be where the rules end the game, with
     /// the rules' result; a fault must come before the end and lose the game.
     pub fn validate(&self) -> Result<(), ValidateError> {
-        let mut pos: Position = self.opening.position();
+        let mut pos: G = self.opening.position();
         for (i, &mv) in self.moves.iter().enumerate() {
-            pos.try_play(mv).map_err(|problem| ValidateError::Illegal {
+            pos.check(mv).map_err(|problem| ValidateError::Illegal {
                 index: i + 1,
-                mv,
-                problem,
+                mv: mv.to_string(),
+                problem: problem.into(),
             })?;
+            pos.play(mv);
         }
         match self.termination {
             Termination::Normal => match pos.outcome() {
@@ -386,10 +394,10 @@ pub fn sanitize(text: &str, max: usize) -> String {
         .collect()
 }
 
-impl fmt::Display for GameRecord {
+impl<G: ArenaGame> fmt::Display for GameRecord<G> {
     /// The game's line in the record (without the line break).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let moves: Vec<String> = self.moves.iter().map(Move::to_string).collect();
+        let moves: Vec<String> = self.moves.iter().map(|m| m.to_string()).collect();
         write!(
             f,
             "game {}; pair {}; x {}; o {}; opening {}; moves {}; result {}; end {}; reason {}",
@@ -411,11 +419,11 @@ const FIELDS: [&str; 9] = [
     "game", "pair", "x", "o", "opening", "moves", "result", "end", "reason",
 ];
 
-impl FromStr for GameRecord {
+impl<G: ArenaGame> FromStr for GameRecord<G> {
     type Err = GameLineError;
 
     /// Reads a game line; the error says which field is wrong.
-    fn from_str(line: &str) -> Result<GameRecord, GameLineError> {
+    fn from_str(line: &str) -> Result<GameRecord<G>, GameLineError> {
         let parts: Vec<&str> = line.split(';').collect();
         if parts.len() != FIELDS.len() {
             return Err(GameLineError::FieldCount { found: parts.len() });
@@ -455,8 +463,8 @@ impl FromStr for GameRecord {
         };
         let moves = moves
             .split_whitespace()
-            .map(|m| m.parse::<Move>().map_err(GameLineError::Move))
-            .collect::<Result<Vec<Move>, GameLineError>>()?;
+            .map(|m| G::parse_move(m).map_err(|e| GameLineError::Move(e.into())))
+            .collect::<Result<Vec<G::Move>, GameLineError>>()?;
         Ok(GameRecord {
             game: number("game", game)?,
             pair: number("pair", pair)?,
@@ -473,21 +481,31 @@ impl FromStr for GameRecord {
 
 /// A record file read back: the two engines and the games.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Record {
+pub struct Record<G: ArenaGame = Position> {
     /// The first and the second engine.
     pub engines: [String; 2],
     /// The games in the order they were written.
-    pub games: Vec<GameRecord>,
+    pub games: Vec<GameRecord<G>>,
 }
 
-impl Record {
+/// The game a record's text is of: the game its `variant` line names
+/// (read by [`Record::parse`]), Ultimate Tic-Tac-Toe without one.
+pub fn record_game(text: &str) -> GameKind {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("variant "))
+        .find_map(|name| GameKind::from_name(name.trim()))
+        .unwrap_or_default()
+}
+
+impl<G: ArenaGame> Record<G> {
     /// Reads a record file's text and checks every game with the rules and
     /// against the others (known engines, colours swapped within a pair,
     /// one opening per pair, no number twice). An error names `file` and
     /// the line.
-    pub fn parse(text: &str, file: &str) -> Result<Record, RecordError> {
+    pub fn parse(text: &str, file: &str) -> Result<Record<G>, RecordError> {
         let mut engines: Option<[String; 2]> = None;
-        let mut games: Vec<GameRecord> = Vec::new();
+        let mut variant: Option<GameKind> = None;
+        let mut games: Vec<GameRecord<G>> = Vec::new();
         let mut seen_games: FxHashMap<u64, usize> = FxHashMap::default();
         let mut pairs: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for (i, line) in text.lines().enumerate() {
@@ -512,11 +530,22 @@ impl Record {
                         _ => return Err(at(RecordLineError::Engines(shorten(rest)))),
                     }
                 }
+                "variant" => {
+                    let kind = GameKind::from_name(rest.trim())
+                        .ok_or_else(|| at(RecordLineError::Variant(shorten(rest))))?;
+                    if variant.is_some() || !games.is_empty() || kind != G::KIND {
+                        return Err(at(RecordLineError::Variant(shorten(rest))));
+                    }
+                    variant = Some(kind);
+                }
                 "game" => {
                     let Some(names) = &engines else {
                         return Err(at(RecordLineError::GameFirst));
                     };
-                    let game: GameRecord =
+                    if variant.is_none() && G::KIND != GameKind::Uttt {
+                        return Err(at(RecordLineError::Variant(String::new())));
+                    }
+                    let game: GameRecord<G> =
                         line.parse().map_err(|e| at(RecordLineError::Game(e)))?;
                     game.validate().map_err(|problem| {
                         at(RecordLineError::Invalid {
@@ -525,7 +554,7 @@ impl Record {
                         })
                     })?;
                     let pair = pairs.entry(game.pair).or_default();
-                    let partners: Vec<&GameRecord> = pair.iter().map(|&k| &games[k]).collect();
+                    let partners: Vec<&GameRecord<G>> = pair.iter().map(|&k| &games[k]).collect();
                     check_against(&game, names, &partners, &seen_games).map_err(at)?;
                     seen_games.insert(game.game, i + 1);
                     pair.push(games.len());
@@ -543,10 +572,10 @@ impl Record {
 
 /// Checks a new game against the engines, the games of its pair read before
 /// it, and the game numbers seen so far (with their lines).
-fn check_against(
-    game: &GameRecord,
+fn check_against<G: ArenaGame>(
+    game: &GameRecord<G>,
     engines: &[String; 2],
-    partners: &[&GameRecord],
+    partners: &[&GameRecord<G>],
     seen_games: &FxHashMap<u64, usize>,
 ) -> Result<(), RecordLineError> {
     let n = game.game;
@@ -595,6 +624,9 @@ fn check_against(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Move;
+
+    type Record = super::Record<Position>;
 
     fn moves(text: &str) -> Vec<Move> {
         text.split_whitespace()
@@ -843,5 +875,25 @@ mod tests {
     fn sanitizes_engine_text() {
         assert_eq!(sanitize("e5;\n\tx", 10), "e5???x");
         assert_eq!(sanitize("abcdef", 3), "abc");
+    }
+
+    #[test]
+    fn variant_lines_name_the_game() {
+        use crate::super15;
+        let text = "variant super15\nengines a b\n\
+            game 1; pair 1; x a; o b; opening startpos; moves c2c3; result 1-0; end crash; reason o (b) crashed\n";
+        assert_eq!(record_game(text), GameKind::Super15);
+        assert_eq!(record_game("engines a b\n"), GameKind::Uttt);
+        let record = super::Record::<super15::Position>::parse(text, "r.txt").unwrap();
+        assert_eq!(record.games[0].moves.len(), 1);
+        assert_eq!(record.games[0].to_string(), text.lines().nth(2).unwrap());
+        let err = Record::parse(text, "r.txt").unwrap_err().to_string();
+        assert!(err.starts_with("r.txt:1: 'variant' must name"), "{err}");
+        let no_variant = text.replace("variant super15\n", "");
+        let err = super::Record::<super15::Position>::parse(&no_variant, "r.txt").unwrap_err();
+        assert!(err.to_string().starts_with("r.txt:2: 'variant'"), "{err}");
+        let twice = format!("variant super15\n{text}");
+        let err = super::Record::<super15::Position>::parse(&twice, "r.txt").unwrap_err();
+        assert!(err.to_string().starts_with("r.txt:2: 'variant'"), "{err}");
     }
 }

@@ -4,6 +4,7 @@
 use fxhash::FxHashMap;
 use std::fmt::Write as _;
 
+use crate::arena::openings::ArenaGame;
 use crate::arena::record::{GameRecord, Termination};
 use crate::arena::stats::{self, EloEstimate, Pentanomial, SprtDecision, SprtState, Wdl};
 use crate::game::Verdict;
@@ -121,7 +122,7 @@ impl Tally {
 
     /// Counts a finished game. Errors if neither engine played it (the
     /// record reader checks the rest).
-    pub fn add(&mut self, game: &GameRecord) -> Result<(), TallyError> {
+    pub fn add<G: ArenaGame>(&mut self, game: &GameRecord<G>) -> Result<(), TallyError> {
         let result = game
             .result_for(&self.engines[0])
             .ok_or_else(|| TallyError {

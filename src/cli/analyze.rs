@@ -6,17 +6,17 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::CliError;
+use super::CliGame;
 use crate::display::Style;
-use crate::display::board;
 use crate::display::score::table;
-use crate::rules::{Move, Position};
+use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
 
 /// What to analyse and how long.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub struct Settings<G: CliGame = Position> {
     /// The position.
-    pub pos: Position,
+    pub pos: G,
     /// Search limits (time and/or nodes).
     pub limits: Limits,
     /// Moves shown in the table.
@@ -33,9 +33,12 @@ pub struct Settings {
 pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
 
 /// Runs the analysis, writing to `out`.
-pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<Move>, CliError> {
-    write!(out, "{}", board::diagram(&settings.pos, settings.style))?;
-    write!(out, "{}", board::summary(&settings.pos))?;
+pub fn run<G: CliGame>(
+    settings: &Settings<G>,
+    out: &mut (impl Write + Send),
+) -> Result<Report<G::Move>, CliError> {
+    write!(out, "{}", settings.pos.diagram(settings.style))?;
+    write!(out, "{}", settings.pos.summary())?;
     if settings.pos.is_over() {
         return Err(CliError::GameOver);
     }
@@ -49,7 +52,7 @@ pub fn run(settings: &Settings, out: &mut (impl Write + Send)) -> Result<Report<
     let live = settings.style.ansi;
     let mut failed = None;
     let report = {
-        let mut on_info = |r: &Report<Move>| {
+        let mut on_info = |r: &Report<G::Move>| {
             if !live || failed.is_some() {
                 return;
             }
@@ -155,7 +158,7 @@ mod tests {
     fn refuses_finished_games() {
         let fen = "oxo1xooxx/xo1oooo2/xxo3oo1/oo1xxx2x/xo2o1xo1/1xo1oxoxo/1xx5x/xx1xxx1ox/o1xo1ooox x 28 a9";
         let settings = Settings {
-            pos: fen.parse().unwrap(),
+            pos: fen.parse::<Position>().unwrap(),
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),

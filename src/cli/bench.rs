@@ -9,10 +9,11 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use super::CliError;
+use super::{CliError, CliGame};
 use crate::display::score::score;
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Searcher};
+use crate::super15;
 
 /// The bench positions: the start, an opening, middle games, positions
 /// where the side to move may play anywhere, and near-end positions.
@@ -27,6 +28,16 @@ pub const POSITIONS: [&str; 10] = [
     "2xoxoxxo/xoo1oo1ox/x3o3x/3xxxoxo/1xooxx1ox/ox1o2xo1/ox3o1o1/ooxxo4/2xxx1o2 x 25 i6",
     "1x1xxoxxo/1xo1oo1x1/xo1oo2x1/1oooox1xo/3ox1xx1/1ox1oo2x/3ox1o2/1o1x1oxxx/1xoxxo1o1 x 25 e4",
     "ox1xxo1xo/3ooxx1x/o1xooxoxx/1ox4o1/x1x2x1o1/oo1xx2oo/oxoxxxooo/xoxo2o1x/xo1xoox2 x 28 g3",
+];
+
+/// The Super 1 al 5 bench positions (`ultimo bench --game super15`): the
+/// start and positions from one game after 8, 16, 24 and 30 plies.
+pub const SUPER15_POSITIONS: [&str; 5] = [
+    ".o2o3o4o5o5o4o3o2./.o1o1o2o3o3o2o1o1./........../........../........../........../.x1x1x2x3x3x2x1x1./.x2x3x4x5x5x4x3x2. x 0 1",
+    "o1.o3o4o5o5o4o3o2./.o2o1.o3o3o2.o1./...o2..o1.../........../........x2./..x1..x3.x1../.x1.x2x3x3..x1./.x2x3x4x5x5x4.x2. x 8 5",
+    "o1..o4o5o5o4o2o2./.o2o1o3o3o3..o1./...o2....../......o1o3../........x2./..x1..x3.x1../..x2.x3x5.x3x1./x1x2x3x4.x5x4.x2. x 16 9",
+    "o1o2.o4o5o5.o2o2./..o1o3o3o4(8)..../.......o1../...o2..x4(1)x3(3)../........x2./..x1.x3..x1../..x2.x3..x3x1./x1x2.x4.x5..x2. x 2 13",
+    "o1o4..o5o5.o2o2./.x4(4)o1.o3o4(8)..../.......x4(2)../.o3.....x3(3)../........x2./..x1.x3..x1../..x2.x3..x3x1./x1x2...x5..x2. x 1 16",
 ];
 
 /// Iterations per position.
@@ -51,13 +62,35 @@ impl BenchResult {
 /// Runs the bench with `threads` threads, writing one line per position and
 /// last `<nodes> nodes <nps> nps`.
 pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
+    run_positions::<Position>(threads, &POSITIONS, out, |index, fen| {
+        fen.parse()
+            .map_err(|source| CliError::BenchPosition { index, source })
+    })
+}
+
+/// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`].
+pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
+    run_positions::<super15::Position>(threads, &SUPER15_POSITIONS, out, |_, fen| {
+        fen.parse()
+            .map_err(|source| super15::Position::fen_error(fen, source))
+    })
+}
+
+/// Searches `positions` (read with `parse`, given the position's number
+/// from 1 and its FEN) as [`run`] describes.
+fn run_positions<G: CliGame>(
+    threads: usize,
+    positions: &[&str],
+    out: &mut impl Write,
+    parse: impl Fn(usize, &str) -> Result<G, CliError>,
+) -> Result<BenchResult, CliError> {
     let options = Options {
         threads,
         hash_mb: 64,
         seed: 0,
         ..Options::default()
     };
-    let mut searcher = Searcher::new(options, Position::startpos())?;
+    let mut searcher = Searcher::new(options, G::startpos())?;
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),
@@ -67,11 +100,8 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError
         nodes: 0,
         time: Duration::ZERO,
     };
-    for (i, fen) in POSITIONS.iter().enumerate() {
-        let pos: Position = fen.parse().map_err(|source| CliError::BenchPosition {
-            index: i + 1,
-            source,
-        })?;
+    for (i, fen) in positions.iter().enumerate() {
+        let pos = parse(i + 1, fen)?;
         searcher.clear(pos);
         let start = Instant::now();
         let report = searcher.search(&pos, &limits, &[], &control, &mut |_| {});
@@ -86,7 +116,7 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError
             out,
             "{:>2}/{} {fen:<84} bestmove {best} score {score:<9} nodes {:>6} time {:>4} ms",
             i + 1,
-            POSITIONS.len(),
+            positions.len(),
             report.nodes,
             time.as_millis()
         )?;

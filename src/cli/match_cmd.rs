@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::arena::{self, ArenaError, Job, MatchConfig};
+use crate::game::GameKind;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
 /// record format and Ctrl-C.
@@ -24,6 +25,12 @@ Engines:
                          handshake (repeat for more)
   The engine's standard error is discarded.
 
+Games:
+  --game uttt (the default) or --game super15 (Super 1 al 5). For a game
+  other than uttt each engine is sent `setoption name Game value GAME` right
+  after the handshake (before any option.NAME=VALUE), so it must support the
+  `Game` option (Ultimo does); openings, moves and the referee are the game's.
+
 Time controls (give exactly one):
   --movetime MS   `go movetime MS`; a move may take MS + --timemargin.
   --nodes N       `go nodes N`; a move may take --move-timeout.
@@ -43,7 +50,7 @@ Openings:
   be even. --openings FILE is read in order and reused from the top when the
   match has more pairs than the file has lines; --random-plies N makes a
   fresh opening per pair. Without either, every game starts from the empty
-  board.
+  board (the game's start position).
 
 Record (--record FILE, read back by --replay FILE):
   # ultimo match record 1
@@ -54,7 +61,9 @@ Record (--record FILE, read back by --replay FILE):
   opening (`startpos`, moves from the empty board, or a FEN), the moves from
   it, the result (1-0 x won, 0-1, 1/2-1/2), how it ended (normal, illegal,
   timeout, crash) and the reason in words. Lines starting with # are
-  comments. Games are written as they finish, so not in number order.
+  comments. Games are written as they finish, so not in number order. A
+  record of a game other than uttt has a `variant GAME` line before the
+  games (e.g. `variant super15`); --replay reads the game from it.
 
 Output:
   Progress goes to standard error: one line per game, or an updating status
@@ -116,6 +125,9 @@ pub struct MatchArgs {
     /// Write every game to FILE, one line each (the file is overwritten)
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// The game to play (engines get `setoption name Game value GAME` unless uttt)
+    #[arg(long, value_enum, default_value_t, conflicts_with = "replay")]
+    pub game: GameKind,
     /// Play nothing: re-read a record FILE, check every game with the rules, print its summary
     #[arg(
         long,
@@ -149,6 +161,7 @@ impl MatchArgs {
             concurrency: self.concurrency,
             sprt: self.sprt,
             record: self.record,
+            game: self.game,
         })
     }
 }

@@ -46,6 +46,9 @@ enum Command {
     /// win/draw/loss chances, score, proven results and principal
     /// variations. On a terminal the table updates while the engine thinks.
     Analyze {
+        /// The game
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
         #[command(flatten)]
         position: PositionArgs,
         /// Thinking time in seconds (default 3 when --nodes is not given)
@@ -65,6 +68,9 @@ enum Command {
     /// Type moves like e5; also undo, hint, board, help and quit. Works
     /// through a pipe too (one command per line, no colours).
     Play {
+        /// The game
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
         /// The side you play: x moves first
         #[arg(long, default_value = "x", value_parser = side)]
         side: Player,
@@ -101,6 +107,9 @@ enum Command {
         /// Search threads
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
+        /// The game (its own positions)
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
     },
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
@@ -223,52 +232,46 @@ pub fn main() -> ExitCode {
     let result: Result<(), CliError> = match cli.command {
         None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
         Some(Command::Analyze {
+            game,
             position,
             time,
             nodes,
             multipv,
             search,
-        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|pos| {
-            let settings = analyze::Settings {
-                pos,
-                limits: limits(time, nodes, analyze::DEFAULT_TIME),
-                multipv: multipv as usize,
-                options: Options {
-                    move_overhead: Duration::ZERO,
-                    ..search.options()
-                },
-                style: Style::for_terminal(io::stdout().is_terminal()),
+        }) => {
+            let limits = limits(time, nodes, analyze::DEFAULT_TIME);
+            let options = Options {
+                move_overhead: Duration::ZERO,
+                ..search.options()
             };
-            analyze::run(&settings, &mut io::stdout()).map(|_| ())
-        }),
+            match game {
+                GameKind::Uttt => analyze::<Position>(&position, limits, multipv, options),
+                GameKind::Super15 => {
+                    analyze::<crate::super15::Position>(&position, limits, multipv, options)
+                }
+            }
+        }
         Some(Command::Play {
+            game,
             side,
             time,
             nodes,
             position,
             search,
-        }) => position_from(position.fen.as_deref(), &position.moves).and_then(|start| {
-            let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
-            let settings = play::Settings {
-                human: side,
-                start,
-                limits: limits(time, nodes, Duration::from_secs(1)),
-                // With --nodes a hint is as repeatable as the engine's moves.
-                hint_limits: limits(None, nodes, Duration::from_millis(500)),
-                options: Options {
-                    move_overhead: Duration::ZERO,
-                    ..search.options()
-                },
-                style: Style::for_terminal(io::stdout().is_terminal()),
-                prompt: interactive,
-            };
-            play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
-        }),
+        }) => match game {
+            GameKind::Uttt => play::<Position>(side, time, nodes, &position, &search),
+            GameKind::Super15 => {
+                play::<crate::super15::Position>(side, time, nodes, &position, &search)
+            }
+        },
         Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
-        Some(Command::Bench { threads }) => {
+        Some(Command::Bench { threads, game }) => {
             let mut out = io::stdout().lock();
-            bench::run(threads as usize, &mut out).map(|_| ())
+            match game {
+                GameKind::Uttt => bench::run(threads as usize, &mut out).map(|_| ()),
+                GameKind::Super15 => bench::run_super15(threads as usize, &mut out).map(|_| ()),
+            }
         }
         Some(Command::Perft {
             depth,
@@ -312,6 +315,50 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `ultimo analyze` for one game.
+fn analyze<G: CliGame>(
+    position: &PositionArgs,
+    limits: Limits,
+    multipv: u16,
+    options: Options,
+) -> Result<(), CliError> {
+    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let settings = analyze::Settings {
+        pos,
+        limits,
+        multipv: multipv as usize,
+        options,
+        style: Style::for_terminal(io::stdout().is_terminal()),
+    };
+    analyze::run(&settings, &mut io::stdout()).map(|_| ())
+}
+
+/// `ultimo play` for one game.
+fn play<G: play::PlayGame>(
+    side: Player,
+    time: Option<Duration>,
+    nodes: Option<u64>,
+    position: &PositionArgs,
+    search: &SearchArgs,
+) -> Result<(), CliError> {
+    let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
+    let settings = play::Settings {
+        human: side,
+        start,
+        limits: limits(time, nodes, Duration::from_secs(1)),
+        // With --nodes a hint is as repeatable as the engine's moves.
+        hint_limits: limits(None, nodes, Duration::from_millis(500)),
+        options: Options {
+            move_overhead: Duration::ZERO,
+            ..search.options()
+        },
+        style: Style::for_terminal(io::stdout().is_terminal()),
+        prompt: interactive,
+    };
+    play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
 }
 
 /// `ultimo perft` for one game.

@@ -4,19 +4,67 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
-use super::CliError;
+use super::{CliError, CliGame};
 use crate::display::Style;
-use crate::display::board;
-use crate::rules::{Move, Position, board_name};
+use crate::rules::{Position, board_name};
 use crate::search::{Control, Limits, Options, Searcher};
+use crate::super15;
+
+/// What `ultimo play` says that depends on the game.
+pub trait PlayGame: CliGame {
+    /// The help text.
+    const HELP: &'static str;
+    /// What a move looks like, e.g. `e5`.
+    const EXAMPLE: &'static str;
+    /// After an illegal move's reason: where the legal moves are shown.
+    const LEGAL_HINT: &'static str;
+    /// Where the person may play here, e.g. `the centre board`.
+    fn place(&self) -> String;
+    /// Why `winner` won, e.g. `x has three boards in a line`.
+    fn win_reason(winner: Player) -> String;
+    /// Why the game is a draw, e.g. `every board is closed`.
+    const DRAW_REASON: &'static str;
+}
+
+impl PlayGame for Position {
+    const HELP: &'static str = HELP;
+    const EXAMPLE: &'static str = "e5";
+    const LEGAL_HINT: &'static str = " The cells marked * are.";
+    fn place(&self) -> String {
+        match self.target_board() {
+            Some(b) => format!("the {} board", board_name(b)),
+            None => "any open board".to_string(),
+        }
+    }
+    fn win_reason(winner: Player) -> String {
+        format!("{winner} has three boards in a line")
+    }
+    const DRAW_REASON: &'static str = "every board is closed";
+}
+
+impl PlayGame for super15::Position {
+    const HELP: &'static str = "Type a move as its from and to squares, e.g. b2b3 (file a-j \
+left to right, rank 1-8 bottom to top; see docs/super-1-al-5.md for the rules). Other commands: \
+undo (take back your last move), hint (the engine suggests a move), board (show the board \
+again), help, quit.";
+    const EXAMPLE: &'static str = "b2b3";
+    const LEGAL_HINT: &'static str = "";
+    fn place(&self) -> String {
+        "the board, from square to square".to_string()
+    }
+    fn win_reason(winner: Player) -> String {
+        format!("{winner} wins by the rules")
+    }
+    const DRAW_REASON: &'static str = "a draw by the rules";
+}
 
 /// How the game is set up.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub struct Settings<G: PlayGame = Position> {
     /// The side the person plays.
     pub human: Player,
     /// The position the game starts from.
-    pub start: Position,
+    pub start: G,
     /// The engine's limits for each of its moves.
     pub limits: Limits,
     /// The engine's limits for a hint.
@@ -36,15 +84,15 @@ the last move is in capitals.";
 
 /// Plays one game, reading commands from `input`. Returns the final status
 /// (ongoing when the person quit or the input ended).
-pub fn run(
-    settings: &Settings,
+pub fn run<G: PlayGame>(
+    settings: &Settings<G>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Outcome>, CliError> {
     let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
     let control = Control::new();
     // Positions before each move, for undo.
-    let mut history: Vec<Position> = Vec::new();
+    let mut history: Vec<G> = Vec::new();
     let mut pos = settings.start;
     writeln!(
         out,
@@ -52,15 +100,12 @@ pub fn run(
         settings.human
     )?;
     // The board, and where to play when it is the person's turn.
-    let show = |out: &mut dyn Write, pos: &Position| -> Result<(), CliError> {
-        write!(out, "\n{}", board::diagram(pos, settings.style))?;
+    let show = |out: &mut dyn Write, pos: &G| -> Result<(), CliError> {
+        write!(out, "\n{}", pos.diagram(settings.style))?;
         if pos.is_over() || pos.side_to_move() != settings.human {
             return Ok(());
         }
-        let place = match pos.target_board() {
-            Some(b) => format!("the {} board", board_name(b)),
-            None => "any open board".to_string(),
-        };
+        let place = pos.place();
         writeln!(out, "Your move ({}), on {place}:", pos.side_to_move()).map_err(CliError::from)
     };
     if pos.side_to_move() == settings.human {
@@ -74,11 +119,11 @@ pub fn run(
                 } else {
                     "Ultimo wins"
                 };
-                writeln!(out, "Game over: {p} has three boards in a line. {who}.")?;
+                writeln!(out, "Game over: {}. {who}.", G::win_reason(p))?;
                 return Ok(pos.outcome());
             }
             Some(Outcome::Draw) => {
-                writeln!(out, "Game over: every board is closed. A draw.")?;
+                writeln!(out, "Game over: {}. A draw.", G::DRAW_REASON)?;
                 return Ok(pos.outcome());
             }
             None => {}
@@ -117,7 +162,7 @@ pub fn run(
                 writeln!(out, "Bye.")?;
                 return Ok(pos.outcome());
             }
-            "help" | "?" => writeln!(out, "{HELP}")?,
+            "help" | "?" => writeln!(out, "{}", G::HELP)?,
             "board" | "d" => show(out, &pos)?,
             "undo" => {
                 // Back to the position before the person's last move.
@@ -151,7 +196,7 @@ pub fn run(
                     None => writeln!(out, "No hint: no legal move.")?,
                 }
             }
-            _ => match text.parse::<Move>() {
+            _ => match G::parse_move(&text) {
                 Ok(m) => match pos.check(m) {
                     Ok(()) => {
                         history.push(pos);
@@ -161,12 +206,13 @@ pub fn run(
                             show(out, &pos)?;
                         }
                     }
-                    Err(e) => writeln!(out, "{m} is not possible: {e}. The cells marked * are.")?,
+                    Err(e) => writeln!(out, "{m} is not possible: {e}.{}", G::LEGAL_HINT)?,
                 },
                 Err(_) => writeln!(
                     out,
-                    "'{}' is neither a move nor a command. Moves look like e5; type help for more.",
-                    crate::quote::shorten(&text)
+                    "'{}' is neither a move nor a command. Moves look like {}; type help for more.",
+                    crate::quote::shorten(&text),
+                    G::EXAMPLE
                 )?,
             },
         }
@@ -177,7 +223,7 @@ pub fn run(
 mod tests {
     use super::*;
 
-    fn settings() -> Settings {
+    fn settings() -> Settings<Position> {
         let limits = Limits {
             nodes: Some(200),
             ..Limits::default()
