@@ -3,8 +3,9 @@
 //! The modules form layers; each uses only modules listed above it (check
 //! with a grep of `use crate::` per module, or `layering.py`):
 //!
-//! - [`game`]: what every game shares: players, outcomes, verdicts, and the
-//!   [`game::Game`] trait through which the search sees a game.
+//! - [`game`]: what every game shares: players, outcomes, verdicts, the
+//!   [`game::Game`] trait through which the search sees a game, and the
+//!   [`game::Notation`] trait through which the tools read and write one.
 //! - [`quote`]: how much of outside input a message repeats (beside
 //!   [`game`] at the bottom: it imports nothing).
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
@@ -19,7 +20,8 @@
 //! - [`protocol`]: the engine's UCI/UGI-style loop on stdin/stdout, and the
 //!   bot-arena dialects (CodinGame, riddles.io).
 //! - [`arena`]: engine processes, refereed games, the match runner, its
-//!   statistics and game records; it needs only the rules and notation.
+//!   statistics and game records; it needs only the games' rules and
+//!   notation.
 //! - [`gui`]: `ultimo gui`, a board in the browser that plays and analyses
 //!   with Ultimo and any UGI/UCI engine.
 //! - [`cli`]: the `ultimo` command line, thin front ends over the above.
