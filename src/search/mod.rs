@@ -504,8 +504,14 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Iterations between two looks at the clock by the reporting thread.
+/// Iterations between two looks at the limits by the reporting thread
+/// (at most, with a clock; see [`MainLoop::run`]).
 const CHECK_EVERY: u32 = 256;
+/// With a clock, the reporting thread's chunks of iterations grow while they
+/// take less than this...
+const CHUNK_FAST: Duration = Duration::from_micros(500);
+/// ...and shrink while they take more than this.
+const CHUNK_SLOW: Duration = Duration::from_millis(2);
 /// Iterations between two publications of a thread's root statistics.
 const PUBLISH_EVERY: u32 = 1024;
 /// Longest PV reported.
@@ -907,6 +913,14 @@ impl<G: Game> MainLoop<'_, '_, G> {
         let mut was_pondering = ctx.control.is_pondering();
         let mut time_base = self.start;
         let mut chunks = 0u32;
+        // With a clock, the chunk between two looks at it adapts to the
+        // game's speed: 256 UTTT iterations take a quarter of a millisecond,
+        // 256 slow ones (long playouts, as in Super 1 al 5 with uniform
+        // playouts) could take longer than the whole move. Without one the
+        // chunk is fixed, so that a depth limit ends at the same iteration
+        // on every machine.
+        let timed = self.plan.is_some();
+        let mut chunk = if timed { 1 } else { CHECK_EVERY };
         'search: loop {
             if ctx.control.is_stopped() {
                 break;
@@ -934,7 +948,16 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 if !group[i].active() {
                     continue;
                 }
-                group[i].run(CHECK_EVERY, ctx);
+                let began = timed.then(Instant::now);
+                group[i].run(chunk, ctx);
+                if let Some(began) = began {
+                    let took = began.elapsed();
+                    if took < CHUNK_FAST {
+                        chunk = (chunk * 2).min(CHECK_EVERY);
+                    } else if took > CHUNK_SLOW {
+                        chunk = (chunk / 2).max(1);
+                    }
+                }
                 chunks += 1;
                 if ctx.yield_cpu && chunks.is_multiple_of(4) {
                     // As in the workers: let the input thread run promptly.

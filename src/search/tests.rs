@@ -900,3 +900,70 @@ fn more_than_255_children() {
     let report = s.search(&pos, &nodes(2_000), &[], &control, &mut |_| {});
     assert_eq!(report.lines.len(), 260);
 }
+
+/// Ultimate Tic-Tac-Toe whose playouts are slow (a sleep per random move,
+/// about 5 ms a playout), standing for a game with long playouts.
+#[derive(Copy, Clone, PartialEq, Debug)]
+struct SlowPlayouts(Position);
+
+impl std::fmt::Display for SlowPlayouts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Game for SlowPlayouts {
+    type Move = Move;
+    type Moves = crate::rules::MoveList;
+    type ChildCount = u8;
+    const MAX_MOVES: usize = 81;
+    const EXPECTED_PLIES: u32 = 60;
+    const MAX_PLIES: usize = 81;
+
+    fn side_to_move(&self) -> crate::game::Player {
+        self.0.side_to_move()
+    }
+    fn ply(&self) -> u32 {
+        self.0.ply()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.0.outcome()
+    }
+    fn legal_moves(&self) -> crate::rules::MoveList {
+        self.0.legal_moves()
+    }
+    fn play(&mut self, m: Move) {
+        self.0.play_unchecked(m);
+    }
+    fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
+        std::thread::sleep(Duration::from_micros(80));
+        self.0.random_move(rng)
+    }
+}
+
+/// Regression: the reporting thread looked at the clock only every 256
+/// iterations, so a game with slow iterations (Super 1 al 5 with uniform
+/// playouts) overran `go movetime 100` by seconds and lost on time. With a
+/// clock the chunk now adapts to the iterations' speed. (Sleep-bound, so
+/// the bound holds on a loaded machine: before the fix this took over a
+/// second, 256 iterations of about 5 ms.)
+#[test]
+fn slow_iterations_still_keep_the_clock() {
+    let options = Options {
+        threads: 1,
+        hash_mb: 16,
+        ..Options::default()
+    };
+    let start_pos = SlowPlayouts(Position::startpos());
+    let mut s = Searcher::new(options, start_pos).unwrap();
+    let limits = Limits {
+        movetime: Some(Duration::from_millis(60)),
+        ..Limits::default()
+    };
+    let control = Control::new();
+    let start = Instant::now();
+    let report = s.search(&start_pos, &limits, &[], &control, &mut |_| {});
+    let took = start.elapsed();
+    assert!(report.best_move().is_some());
+    assert!(took < Duration::from_millis(600), "{took:?}");
+}
