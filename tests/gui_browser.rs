@@ -257,7 +257,9 @@ fn plays_a_game_and_analyses_in_the_browser() {
     s.wait(
         30,
         "the engine's reply",
-        "return document.body.dataset.turn === 'human';",
+        // The turn is the human's before the click is answered too: wait
+        // for both moves in the list.
+        "return document.querySelectorAll('#moves li').length === 2 && document.body.dataset.turn === 'human';",
     );
     let illegal = s.js("const l = [...document.querySelectorAll('rect.cell')].findIndex(c => !c.classList.contains('legal') && c.id !== 'c40'); return l;");
     let illegal = illegal.as_u64().expect("an illegal cell");

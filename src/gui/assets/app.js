@@ -310,10 +310,14 @@ function render(s) {
   drawControls(s);
   document.body.dataset.turn = whoseTurn(s);
   const text = s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
-  if (!$("status").classList.contains("error") || s.version !== lastVersion) say(text);
-  lastVersion = s.version;
+  // An error (an illegal click, a refused command) stays until the game
+  // itself moves on: updates that change nothing on the board (analysis,
+  // an engine's late report) do not wipe it before it is read.
+  const place = `${s.moves.length}:${s.cursor}:${s.mode}`;
+  if (!$("status").classList.contains("error") || place !== lastPlace) say(text);
+  lastPlace = place;
 }
-let lastVersion = -1;
+let lastPlace = "";
 
 // --- Controls ----------------------------------------------------------------
 
