@@ -560,6 +560,279 @@ impl SprtState {
     }
 }
 
+impl EloEstimate {
+    /// The figures that have a meaning, as `(estimate, interval)`: the
+    /// estimate when it is finite, and the interval when the estimate is
+    /// finite and the interval's ends are finite and apart (an interval of
+    /// width zero comes from zero variance, e.g. a single pair, and says
+    /// nothing). An estimate whose interval is the whole line (no games)
+    /// has no meaning either. Whatever is `None` is shown as `n/a`.
+    pub fn meaningful(&self) -> (Option<f64>, Option<(f64, f64)>) {
+        let unbounded = self.lower == f64::NEG_INFINITY && self.upper == f64::INFINITY;
+        if !self.elo.is_finite() || unbounded {
+            return (None, None);
+        }
+        let interval =
+            (self.lower.is_finite() && self.upper.is_finite() && self.lower < self.upper)
+                .then_some((self.lower, self.upper));
+        (Some(self.elo), interval)
+    }
+}
+
+/// The results of one pairing for [`ml_ratings`]: engines `a` and `b`
+/// (indices), the points `a` scored (a draw is half a point) and the games.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairingScore {
+    /// The first engine.
+    pub a: usize,
+    /// The second engine.
+    pub b: usize,
+    /// The points of `a`: wins plus half the draws.
+    pub points: f64,
+    /// The games played.
+    pub games: u64,
+}
+
+/// One engine's maximum-likelihood rating, from [`ml_ratings`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rating {
+    /// The Elo relative to the first engine (which is 0), or `None` when
+    /// it has no finite maximum-likelihood value.
+    pub elo: Option<f64>,
+    /// The 95% interval, or `None` (always for the first engine, whose
+    /// rating is fixed, and whenever `elo` is `None`).
+    pub interval: Option<(f64, f64)>,
+}
+
+/// The factor from Elo to the logistic model's natural units: ln 10 / 400.
+const ELO_UNIT: f64 = LN_10 / 400.0;
+
+/// Maximum-likelihood Elo ratings of `n` engines from the results of their
+/// pairings (the Bradley-Terry model on the Elo scale): engine i scores
+/// against engine j with probability p_ij = 1 / (1 + 10^((r_j - r_i) / 400)),
+/// a draw counts as half a win and half a loss, and the ratings maximize
+/// sum over pairings of s_ij ln p_ij + (n_ij - s_ij) ln(1 - p_ij). The first
+/// engine is fixed at 0, so every rating is a difference to it.
+///
+/// The 95% intervals are r_i +- 1.96 sqrt(C_ii), where C is the inverse of
+/// the Fisher information (the negated Hessian of the log-likelihood at the
+/// maximum) over engines 2..n. With two engines this gives the rating
+/// -elo_from_score(s) of the second engine, s being the first engine's
+/// score. The intervals take draws as half wins, so with many draws they
+/// are wider than the trinomial ones.
+///
+/// The maximum is finite only when every engine scored some points, directly
+/// or through others, against every other engine (the graph "i scored
+/// against j" is strongly connected). Otherwise, e.g. when an engine won all
+/// its games, or when an engine played no game, every rating but the first's
+/// fixed 0 is `None`; so is every rating when Newton's method does not
+/// converge. Nothing returned is NaN.
+pub fn ml_ratings(n: usize, pairings: &[PairingScore]) -> Vec<Rating> {
+    let none = Rating {
+        elo: None,
+        interval: None,
+    };
+    let mut ratings = vec![none; n];
+    if n == 0 {
+        return ratings;
+    }
+    ratings[0].elo = Some(0.0);
+    let valid = pairings.iter().all(|p| {
+        p.a < n
+            && p.b < n
+            && p.a != p.b
+            && p.points.is_finite()
+            && p.points >= 0.0
+            && p.points <= p.games as f64
+    });
+    if n == 1 || !valid || !strongly_connected(n, pairings) {
+        return ratings;
+    }
+    // Newton's method on theta = r * ln 10 / 400 of engines 1..n (theta_0 = 0).
+    let m = n - 1;
+    let mut theta = vec![0.0; n];
+    let log_likelihood = |theta: &[f64]| -> f64 {
+        pairings
+            .iter()
+            .filter(|p| p.games > 0)
+            .map(|p| {
+                let d = theta[p.a] - theta[p.b];
+                // ln p = -ln(1 + e^-d), ln(1 - p) = -ln(1 + e^d), stably.
+                let ln_p = -softplus(-d);
+                let ln_q = -softplus(d);
+                p.points * ln_p + (p.games as f64 - p.points) * ln_q
+            })
+            .sum()
+    };
+    let mut converged = false;
+    for _ in 0..100 {
+        let (gradient, information) = gradient_information(n, pairings, &theta);
+        let Some(step) = solve(&information, &gradient[1..]) else {
+            return ratings;
+        };
+        let before = log_likelihood(&theta);
+        let mut scale = 1.0;
+        let mut next = theta.clone();
+        loop {
+            for i in 0..m {
+                next[i + 1] = theta[i + 1] + scale * step[i];
+            }
+            if log_likelihood(&next) >= before - 1e-12 || scale < 1e-6 {
+                break;
+            }
+            scale *= 0.5;
+        }
+        let change = (0..m)
+            .map(|i| (next[i + 1] - theta[i + 1]).abs())
+            .fold(0.0, f64::max);
+        theta = next;
+        if change < 1e-10 {
+            converged = true;
+            break;
+        }
+    }
+    if !converged || theta.iter().any(|t| !t.is_finite()) {
+        return ratings;
+    }
+    let (_, information) = gradient_information(n, pairings, &theta);
+    let Some(covariance) = invert(&information) else {
+        return ratings;
+    };
+    for i in 1..n {
+        let elo = theta[i] / ELO_UNIT;
+        let var = covariance[i - 1][i - 1];
+        let margin = Z_95 * var.max(0.0).sqrt() / ELO_UNIT;
+        ratings[i] = Rating {
+            elo: Some(elo + 0.0),
+            interval: (margin.is_finite() && margin > 0.0).then_some((elo - margin, elo + margin)),
+        };
+    }
+    ratings
+}
+
+/// ln(1 + e^x) without overflow.
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+/// The gradient of the log-likelihood of [`ml_ratings`] at `theta` (all `n`
+/// engines) and its Fisher information over engines 1..n.
+fn gradient_information(
+    n: usize,
+    pairings: &[PairingScore],
+    theta: &[f64],
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let mut gradient = vec![0.0; n];
+    let mut full = vec![vec![0.0; n]; n];
+    for p in pairings.iter().filter(|p| p.games > 0) {
+        let prob = 1.0 / (1.0 + (theta[p.b] - theta[p.a]).exp());
+        let games = p.games as f64;
+        let g = p.points - games * prob;
+        gradient[p.a] += g;
+        gradient[p.b] -= g;
+        let w = games * prob * (1.0 - prob);
+        full[p.a][p.a] += w;
+        full[p.b][p.b] += w;
+        full[p.a][p.b] -= w;
+        full[p.b][p.a] -= w;
+    }
+    let information = full[1..].iter().map(|row| row[1..].to_vec()).collect();
+    (gradient, information)
+}
+
+/// Whether every engine reaches every other along "scored points against"
+/// (a draw counts both ways).
+fn strongly_connected(n: usize, pairings: &[PairingScore]) -> bool {
+    let mut edges = vec![Vec::new(); n];
+    for p in pairings.iter().filter(|p| p.games > 0) {
+        if p.points > 0.0 {
+            edges[p.a].push(p.b);
+        }
+        if p.points < p.games as f64 {
+            edges[p.b].push(p.a);
+        }
+    }
+    let reaches_all = |edges: &[Vec<usize>]| {
+        let mut seen = vec![false; n];
+        let mut stack = vec![0];
+        seen[0] = true;
+        while let Some(i) = stack.pop() {
+            for &j in &edges[i] {
+                if !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        seen.iter().all(|&s| s)
+    };
+    let mut reversed = vec![Vec::new(); n];
+    for (i, out) in edges.iter().enumerate() {
+        for &j in out {
+            reversed[j].push(i);
+        }
+    }
+    reaches_all(&edges) && reaches_all(&reversed)
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None`
+/// when `a` is singular.
+fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
+    let m = b.len();
+    let mut rows: Vec<Vec<f64>> = a
+        .iter()
+        .zip(b)
+        .map(|(row, &v)| {
+            let mut row = row.clone();
+            row.push(v);
+            row
+        })
+        .collect();
+    for col in 0..m {
+        let pivot = (col..m).max_by(|&i, &j| rows[i][col].abs().total_cmp(&rows[j][col].abs()))?;
+        if rows[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        rows.swap(col, pivot);
+        for i in 0..m {
+            if i != col {
+                let factor = rows[i][col] / rows[col][col];
+                if factor != 0.0 {
+                    for k in col..=m {
+                        rows[i][k] -= factor * rows[col][k];
+                    }
+                }
+            }
+        }
+    }
+    let x: Vec<f64> = (0..m).map(|i| rows[i][m] / rows[i][i]).collect();
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// The inverse of `a`, column by column with [`solve`].
+fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let m = a.len();
+    let columns: Vec<Vec<f64>> = (0..m)
+        .map(|j| {
+            solve(
+                a,
+                &(0..m)
+                    .map(|i| f64::from(u8::from(i == j)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect::<Option<_>>()?;
+    Some(
+        (0..m)
+            .map(|i| (0..m).map(|j| columns[j][i]).collect())
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -870,5 +1143,122 @@ mod tests {
         assert_eq!(llr_pentanomial(&penta, f64::NAN, 1.0), 0.0);
         assert_eq!(llr_pentanomial(&penta, 0.0, f64::INFINITY), 0.0);
         assert!(llr_pentanomial(&penta, -1000.0, 1000.0).is_finite());
+    }
+
+    fn pairing(a: usize, b: usize, wdl: Wdl) -> PairingScore {
+        PairingScore {
+            a,
+            b,
+            points: wdl.wins as f64 + 0.5 * wdl.draws as f64,
+            games: wdl.games(),
+        }
+    }
+
+    #[test]
+    fn ml_ratings_of_two_engines_are_the_score_elo() {
+        // 60 wins, 20 draws, 20 losses: s = 0.7; the second engine is
+        // -elo_from_score(0.7) = -147.19 behind the first.
+        let ratings = ml_ratings(2, &[pairing(0, 1, Wdl::new(60, 20, 20))]);
+        assert_eq!(ratings[0].elo, Some(0.0));
+        assert_eq!(ratings[0].interval, None);
+        let elo = ratings[1].elo.unwrap();
+        assert_close!(elo, -elo_from_score(0.7), 1e-6);
+        // Fisher information n p (1 - p) (ln 10 / 400)^2 = 100 * 0.21 * k^2.
+        let k = LN_10 / 400.0;
+        let margin = 1.96 / (100.0f64 * 0.21).sqrt() / k;
+        let (lower, upper) = ratings[1].interval.unwrap();
+        assert_close!(lower, elo - margin, 1e-6);
+        assert_close!(upper, elo + margin, 1e-6);
+        // The same pairing given the other way round.
+        let swapped = ml_ratings(2, &[pairing(1, 0, Wdl::new(20, 20, 60))]);
+        assert_close!(swapped[1].elo.unwrap(), elo, 1e-6);
+    }
+
+    #[test]
+    fn ml_ratings_of_a_symmetric_cycle_are_equal() {
+        // a beats b, b beats c, c beats a, each 6-4: everyone is equal.
+        let ratings = ml_ratings(
+            3,
+            &[
+                pairing(0, 1, Wdl::new(6, 0, 4)),
+                pairing(1, 2, Wdl::new(6, 0, 4)),
+                pairing(0, 2, Wdl::new(4, 0, 6)),
+            ],
+        );
+        for r in &ratings[1..] {
+            assert_close!(r.elo.unwrap(), 0.0, 1e-6);
+        }
+        let (l1, u1) = ratings[1].interval.unwrap();
+        let (l2, u2) = ratings[2].interval.unwrap();
+        assert_close!(u1 - l1, u2 - l2, 1e-6);
+        assert_close!(l1, -u1, 1e-6);
+    }
+
+    #[test]
+    fn ml_ratings_by_hand() {
+        // Transitive, consistent results: b is 100 Elo below a, c 200 below
+        // a and 100 below b, each pairing's score exactly the model's. Then
+        // the maximum likelihood is exactly there.
+        let s100 = 1.0 / (1.0 + 10f64.powf(-100.0 / 400.0));
+        let s200 = 1.0 / (1.0 + 10f64.powf(-200.0 / 400.0));
+        let games = 1000u64;
+        let score = |s: f64, a, b| PairingScore {
+            a,
+            b,
+            points: s * games as f64,
+            games,
+        };
+        let ratings = ml_ratings(
+            3,
+            &[score(s100, 0, 1), score(s200, 0, 2), score(s100, 1, 2)],
+        );
+        assert_close!(ratings[1].elo.unwrap(), -100.0, 1e-6);
+        assert_close!(ratings[2].elo.unwrap(), -200.0, 1e-6);
+        assert!(ratings[2].interval.unwrap().0 < -200.0);
+    }
+
+    #[test]
+    fn ml_ratings_without_a_finite_maximum() {
+        // The first engine won everything: no finite rating for the others.
+        let all_wins = ml_ratings(
+            3,
+            &[
+                pairing(0, 1, Wdl::new(5, 0, 0)),
+                pairing(0, 2, Wdl::new(5, 0, 0)),
+                pairing(1, 2, Wdl::new(3, 1, 1)),
+            ],
+        );
+        assert_eq!(all_wins[0].elo, Some(0.0));
+        assert!(
+            all_wins[1..]
+                .iter()
+                .all(|r| r.elo.is_none() && r.interval.is_none())
+        );
+        // An engine that played nobody.
+        let idle = ml_ratings(3, &[pairing(0, 1, Wdl::new(3, 1, 1))]);
+        assert!(idle[1].elo.is_none() && idle[2].elo.is_none());
+        // All draws: ratings 0 with an interval; nothing is NaN.
+        let draws = ml_ratings(2, &[pairing(0, 1, Wdl::new(0, 4, 0))]);
+        assert_eq!(draws[1].elo, Some(0.0));
+        assert!(draws[1].interval.is_some());
+        assert_eq!(ml_ratings(0, &[]), vec![]);
+        assert_eq!(ml_ratings(1, &[])[0].elo, Some(0.0));
+        // Nonsense input is refused without a panic.
+        let bad = ml_ratings(2, &[pairing(0, 5, Wdl::new(1, 0, 1))]);
+        assert_eq!(bad[1].elo, None);
+    }
+
+    #[test]
+    fn meaningful_figures() {
+        let (elo, interval) = elo_pentanomial(&Pentanomial::new([0, 1, 0, 0, 0])).meaningful();
+        assert_close!(elo.unwrap(), -190.848501, 1e-5);
+        assert_eq!(interval, None, "one pair has no interval");
+        let nelo = normalized_elo_pentanomial(&Pentanomial::new([0, 1, 0, 0, 0]));
+        assert_eq!(nelo.meaningful(), (None, None));
+        assert_eq!(EloEstimate::UNKNOWN.meaningful(), (None, None));
+        let (elo, interval) = elo_trinomial(&Wdl::new(60, 20, 20)).meaningful();
+        assert!(elo.is_some() && interval.is_some());
+        let (_, interval) = elo_trinomial(&Wdl::new(9, 1, 0)).meaningful();
+        assert_eq!(interval, None, "an infinite end");
     }
 }
