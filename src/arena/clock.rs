@@ -176,29 +176,41 @@ impl fmt::Display for TimeLoss {
 
 /// The referee's clocks for one game.
 ///
-/// With a clock time control each side starts with `base`; a move's think
-/// time is subtracted and the increment added. A move is lost on time when
-/// it takes longer than the time left plus `margin`; within the margin the
+/// Each side has its own time control (engines of a match may have their
+/// own). With a clock each side starts with its `base`; a move's think time
+/// is subtracted and the increment added. A move is lost on time when it
+/// takes longer than the time left plus `margin`; within the margin the
 /// clock stops at zero. With `movetime` a move may take the move time plus
 /// `margin`; with `nodes` it may take `move_timeout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameClock {
-    control: TimeControl,
+    /// The control of `x` and of `o`.
+    controls: [TimeControl; 2],
     left: [Duration; 2],
     margin: Duration,
     move_timeout: Duration,
 }
 
 impl GameClock {
-    /// Fresh clocks for a game under `control`.
+    /// Fresh clocks for a game where both sides play under `control`.
     pub fn new(control: TimeControl, margin: Duration, move_timeout: Duration) -> GameClock {
-        let start = match control {
+        GameClock::with_controls([control; 2], margin, move_timeout)
+    }
+
+    /// Fresh clocks for a game where `x` plays under `controls[0]` and `o`
+    /// under `controls[1]`.
+    pub fn with_controls(
+        controls: [TimeControl; 2],
+        margin: Duration,
+        move_timeout: Duration,
+    ) -> GameClock {
+        let left = controls.map(|control| match control {
             TimeControl::Clock { base, .. } => base,
             _ => Duration::ZERO,
-        };
+        });
         GameClock {
-            control,
-            left: [start; 2],
+            controls,
+            left,
             margin,
             move_timeout,
         }
@@ -209,17 +221,25 @@ impl GameClock {
         self.left[side.index()]
     }
 
-    /// The `go` command for the next move, in `dialect`.
-    pub fn go_command(&self, dialect: Dialect) -> String {
-        match self.control {
+    /// The `go` command for `side`'s next move, in `dialect`, under its own
+    /// control. With a clock it tells both clocks; when the other side has
+    /// no clock (it plays by nodes or move time), the mover's own clock and
+    /// increment stand in for it.
+    pub fn go_command(&self, side: Player, dialect: Dialect) -> String {
+        let own = side.index();
+        match self.controls[own] {
             TimeControl::Movetime(t) => format!("go movetime {}", t.as_millis()),
             TimeControl::Nodes(n) => format!("go nodes {n}"),
             TimeControl::Clock { increment, .. } => {
-                let (x, o) = (self.left[0].as_millis(), self.left[1].as_millis());
-                let inc = increment.as_millis();
+                let clock = |i: usize| match self.controls[i] {
+                    TimeControl::Clock { increment, .. } => (self.left[i], increment),
+                    _ => (self.left[own], increment),
+                };
+                let ((x, xinc), (o, oinc)) = (clock(0), clock(1));
+                let [x, o, xinc, oinc] = [x, o, xinc, oinc].map(|t| t.as_millis());
                 match dialect {
-                    Dialect::Ugi => format!("go p1time {x} p2time {o} p1inc {inc} p2inc {inc}"),
-                    Dialect::Uci => format!("go wtime {x} btime {o} winc {inc} binc {inc}"),
+                    Dialect::Ugi => format!("go p1time {x} p2time {o} p1inc {xinc} p2inc {oinc}"),
+                    Dialect::Uci => format!("go wtime {x} btime {o} winc {xinc} binc {oinc}"),
                 }
             }
         }
@@ -228,7 +248,7 @@ impl GameClock {
     /// The longest `side` may think on its next move before it loses on
     /// time: the referee waits this long for the answer.
     pub fn limit(&self, side: Player) -> Duration {
-        match self.control {
+        match self.controls[side.index()] {
             TimeControl::Movetime(t) => t.saturating_add(self.margin),
             TimeControl::Nodes(_) => self.move_timeout,
             TimeControl::Clock { .. } => self.left(side).saturating_add(self.margin),
@@ -242,7 +262,7 @@ impl GameClock {
         if took > allowed {
             return Err(TimeLoss { took, allowed });
         }
-        if let TimeControl::Clock { increment, .. } = self.control {
+        if let TimeControl::Clock { increment, .. } = self.controls[side.index()] {
             let left = &mut self.left[side.index()];
             *left = left.saturating_sub(took).saturating_add(increment);
         }
@@ -370,19 +390,44 @@ mod tests {
         let margin = ms(50);
         let timeout = ms(5000);
         let movetime = GameClock::new(TimeControl::Movetime(ms(100)), margin, timeout);
-        assert_eq!(movetime.go_command(Dialect::Ugi), "go movetime 100");
+        assert_eq!(movetime.go_command(Player::X, Dialect::Ugi), "go movetime 100");
         let nodes = GameClock::new(TimeControl::Nodes(200), margin, timeout);
-        assert_eq!(nodes.go_command(Dialect::Uci), "go nodes 200");
+        assert_eq!(nodes.go_command(Player::X, Dialect::Uci), "go nodes 200");
         let tc = TimeControl::parse_clock("1+0.01").unwrap();
         let clock = GameClock::new(tc, margin, timeout);
         assert_eq!(
-            clock.go_command(Dialect::Ugi),
+            clock.go_command(Player::X, Dialect::Ugi),
             "go p1time 1000 p2time 1000 p1inc 10 p2inc 10"
         );
         assert_eq!(
-            clock.go_command(Dialect::Uci),
+            clock.go_command(Player::X, Dialect::Uci),
             "go wtime 1000 btime 1000 winc 10 binc 10"
         );
+    }
+
+    #[test]
+    fn each_side_has_its_own_control() {
+        let tc = TimeControl::parse_clock("1+0.1").unwrap();
+        let odds = TimeControl::parse_clock("0.5+0.05").unwrap();
+        let mut clock = GameClock::with_controls([tc, odds], ms(50), ms(5000));
+        assert_eq!(
+            clock.go_command(Player::O, Dialect::Ugi),
+            "go p1time 1000 p2time 500 p1inc 100 p2inc 50"
+        );
+        assert_eq!(clock.limit(Player::O), ms(550));
+        clock.charge(Player::O, ms(200)).unwrap();
+        assert_eq!(clock.left(Player::O), ms(350));
+        assert_eq!(clock.left(Player::X), ms(1000));
+        // Nodes against a clock: each gets its own `go`, and the clock
+        // side is told its own clock for the other side too.
+        let clock = GameClock::with_controls([TimeControl::Nodes(300), tc], ms(50), ms(5000));
+        assert_eq!(clock.go_command(Player::X, Dialect::Ugi), "go nodes 300");
+        assert_eq!(
+            clock.go_command(Player::O, Dialect::Uci),
+            "go wtime 1000 btime 1000 winc 100 binc 100"
+        );
+        assert_eq!(clock.limit(Player::X), ms(5000));
+        assert_eq!(clock.limit(Player::O), ms(1050));
     }
 
     #[test]
@@ -394,7 +439,7 @@ mod tests {
         assert_eq!(clock.left(Player::X), ms(800));
         assert_eq!(clock.left(Player::O), ms(1000));
         assert_eq!(
-            clock.go_command(Dialect::Ugi),
+            clock.go_command(Player::X, Dialect::Ugi),
             "go p1time 800 p2time 1000 p1inc 100 p2inc 100"
         );
         // Within the margin the clock stops at zero, then gets the increment.

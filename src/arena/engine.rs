@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::arena::clock::Dialect;
+use crate::arena::clock::{ClockError, Dialect, TimeControl};
 use crate::quote::shorten;
 
 /// How to start an engine and set it up.
@@ -27,14 +27,18 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// The dialect to speak; `None` tries `ugi`, then `uci`.
     pub dialect: Option<Dialect>,
+    /// Its own limit (`tc=`, `nodes=` or `movetime=`), overriding the
+    /// match's `--tc`, `--nodes` or `--movetime`.
+    pub control: Option<TimeControl>,
 }
 
 impl EngineSpec {
     /// Reads an `--engine` value: words separated by whitespace (see
     /// [`split_words`]), each `key=value`: `cmd=PROGRAM` (required),
     /// `arg=ARG` (repeatable), `name=NAME`, `proto=ugi|uci`,
-    /// `option.NAME=VALUE` (repeatable). The name defaults to the program's
-    /// file name.
+    /// `option.NAME=VALUE` (repeatable), and at most one of `tc=BASE+INC`,
+    /// `nodes=N` and `movetime=MS` (the engine's own limit). The name
+    /// defaults to the program's file name.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineSpecError> {
         let bad = |problem| EngineSpecError::Bad {
             spec: shorten(text),
@@ -45,6 +49,7 @@ impl EngineSpec {
         let mut args = Vec::new();
         let mut options = Vec::new();
         let mut dialect = None;
+        let mut control = None;
         for word in split_words(text).map_err(bad)? {
             let word = word.as_str();
             let Some((key, value)) = word.split_once('=') else {
@@ -69,6 +74,12 @@ impl EngineSpec {
                         _ => return Err(bad(SpecProblem::BadProto(shorten(value)))),
                     })
                 }
+                "tc" | "nodes" | "movetime" if control.is_some() => {
+                    return Err(bad(SpecProblem::TwoLimits));
+                }
+                "tc" | "nodes" | "movetime" => {
+                    control = Some(parse_control(key, value).map_err(bad)?);
+                }
                 _ => match key.strip_prefix("option.") {
                     Some(option) if !option.is_empty() => {
                         options.push((option.to_string(), value.to_string()))
@@ -87,8 +98,24 @@ impl EngineSpec {
             args,
             options,
             dialect,
+            control,
         })
     }
+}
+
+/// The limit of an engine's `tc=`, `nodes=` or `movetime=` key.
+fn parse_control(key: &str, value: &str) -> Result<TimeControl, SpecProblem> {
+    let number = || {
+        value
+            .parse::<u64>()
+            .map_err(|_| SpecProblem::NotNumber(key.to_string(), shorten(value)))
+    };
+    let control = match key {
+        "nodes" => TimeControl::from_options(None, Some(number()?), None),
+        "movetime" => TimeControl::from_options(Some(number()?), None, None),
+        _ => TimeControl::parse_clock(value),
+    };
+    control.map_err(SpecProblem::Control)
 }
 
 /// What is wrong with an `--engine` value.
@@ -98,7 +125,7 @@ pub enum SpecProblem {
     #[error("a quote is not closed, or a backslash ends the text")]
     Unbalanced,
     /// A word without `=`.
-    #[error("'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME)")]
+    #[error("'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME, tc, nodes, movetime)")]
     NotKeyValue(String),
     /// A word with nothing after `=`.
     #[error("'{0}' has no value")]
@@ -113,11 +140,20 @@ pub enum SpecProblem {
     #[error("proto must be ugi or uci, got '{0}'")]
     BadProto(String),
     /// A key the runner does not know.
-    #[error("unknown key '{0}' (keys: cmd, arg, name, proto, option.NAME)")]
+    #[error("unknown key '{0}' (keys: cmd, arg, name, proto, option.NAME, tc, nodes, movetime)")]
     UnknownKey(String),
     /// No `cmd=`.
     #[error("cmd= is missing")]
     NoCommand,
+    /// More than one of `tc=`, `nodes=` and `movetime=`.
+    #[error("give at most one of tc=, nodes= and movetime=")]
+    TwoLimits,
+    /// A `nodes=` or `movetime=` that is not a number.
+    #[error("{0}= must be a whole number, got '{1}'")]
+    NotNumber(String, String),
+    /// A limit that is refused (the words name the match's option).
+    #[error(transparent)]
+    Control(ClockError),
 }
 
 /// Why the engines given on the command line cannot be used.
@@ -131,8 +167,9 @@ pub enum EngineSpecError {
         /// What is wrong with it.
         problem: SpecProblem,
     },
-    /// Both engines were given the same `name=`.
-    #[error("both engines are called '{0}': give them different name= values")]
+    /// Two engines were given the same `name=`, or a name taken from a
+    /// program is another engine's `name=`.
+    #[error("two engines are called '{0}': give them different name= values")]
     SameName(String),
 }
 
@@ -154,22 +191,26 @@ fn default_name(program: &str) -> String {
     file.replace(|c: char| c == ';' || c.is_whitespace(), "_")
 }
 
-/// Gives two engines different names: `-1` and `-2` are appended to equal
-/// names taken from the programs; equal names given with `name=` are an
-/// error.
-pub fn distinct_names(specs: &mut [EngineSpec; 2]) -> Result<(), EngineSpecError> {
-    if specs[0].name != specs[1].name {
-        return Ok(());
-    }
-    if specs[0].named && specs[1].named {
-        return Err(EngineSpecError::SameName(specs[0].name.clone()));
-    }
+/// Gives the engines different names: engines whose names are taken from
+/// their programs and equal get `#` and their place in the `--engine` list
+/// (from 1) appended, e.g. `ultimo#1` and `ultimo#2` (not a dash, which would
+/// read as a pairing `ultimo-1`-`ultimo-2`); a name given twice with `name=`,
+/// or equal to another engine's name after this, is an error.
+pub fn distinct_names(specs: &mut [EngineSpec]) -> Result<(), EngineSpecError> {
+    let count = |specs: &[EngineSpec], name: &str| specs.iter().filter(|s| s.name == name).count();
+    let shared: Vec<bool> = specs
+        .iter()
+        .map(|s| !s.named && count(specs, &s.name) > 1)
+        .collect();
     for (i, spec) in specs.iter_mut().enumerate() {
-        if !spec.named {
-            spec.name = format!("{}-{}", spec.name, i + 1);
+        if shared[i] {
+            spec.name = format!("{}#{}", spec.name, i + 1);
         }
     }
-    Ok(())
+    match specs.iter().find(|s| count(specs, &s.name) > 1) {
+        Some(spec) => Err(EngineSpecError::SameName(spec.name.clone())),
+        None => Ok(()),
+    }
 }
 
 /// Why talking to an engine failed.
@@ -419,6 +460,14 @@ mod tests {
         assert_eq!(spec.name, "python3");
         assert_eq!(spec.args, ["fake.py", "--x=1"]);
         assert_eq!(spec.dialect, Some(Dialect::Uci));
+        assert_eq!(spec.control, None);
+        let limit = |text: &str| EngineSpec::parse(text).unwrap().control;
+        assert_eq!(limit("cmd=a nodes=800"), Some(TimeControl::Nodes(800)));
+        assert_eq!(
+            limit("cmd=a movetime=20"),
+            Some(TimeControl::Movetime(Duration::from_millis(20)))
+        );
+        assert_eq!(limit("cmd=a tc=1+0.1"), TimeControl::parse_clock("1+0.1").ok());
         assert_eq!(EngineSpec::parse("cmd=/usr/bin/").unwrap().name, "engine");
         let spec = EngineSpec::parse(r#"cmd="/my engines/ultimo" arg="a b""#).unwrap();
         assert_eq!(spec.program, "/my engines/ultimo");
@@ -471,6 +520,11 @@ mod tests {
             ("cmd=\"a", "a quote is not closed"),
             ("cmd=a\\", "a backslash ends the text"),
             ("cmd=a threads=1", "unknown key 'threads'"),
+            ("cmd=a nodes=5 tc=1+0.1", "at most one of tc=, nodes= and movetime="),
+            ("cmd=a nodes=many", "nodes= must be a whole number, got 'many'"),
+            ("cmd=a movetime=-1", "movetime= must be a whole number"),
+            ("cmd=a nodes=0", "--nodes must be at least 1"),
+            ("cmd=a tc=x", "--tc x: the base time 'x' is not a number"),
         ];
         for (text, expected) in cases {
             let err = EngineSpec::parse(text).unwrap_err().to_string();
@@ -498,17 +552,26 @@ mod tests {
         let spec = |cmd: &str| EngineSpec::parse(cmd).unwrap();
         let mut specs = [spec("cmd=bin/ultimo"), spec("cmd=other/ultimo")];
         distinct_names(&mut specs).unwrap();
-        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo-1", "ultimo-2"]);
+        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo#1", "ultimo#2"]);
         let mut specs = [spec("cmd=a name=ultimo"), spec("cmd=ultimo")];
         distinct_names(&mut specs).unwrap();
-        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo", "ultimo-2"]);
+        assert_eq!([&specs[0].name, &specs[1].name], ["ultimo", "ultimo#2"]);
         let mut specs = [spec("cmd=a name=u"), spec("cmd=b name=u")];
         let err = distinct_names(&mut specs).unwrap_err();
         assert_eq!(err, EngineSpecError::SameName("u".into()));
         assert_eq!(
             err.to_string(),
-            "both engines are called 'u': give them different name= values"
+            "two engines are called 'u': give them different name= values"
         );
+        // Three engines: only the equal program names get a number.
+        let mut specs = [spec("cmd=u"), spec("cmd=a name=b"), spec("cmd=x/u")];
+        distinct_names(&mut specs).unwrap();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["u#1", "b", "u#3"]);
+        // A numbered name that another engine has already.
+        let mut specs = [spec("cmd=u"), spec("cmd=u"), spec("cmd=a name=u#2")];
+        let err = distinct_names(&mut specs).unwrap_err();
+        assert_eq!(err, EngineSpecError::SameName("u#2".into()));
     }
 
     #[cfg(unix)]
@@ -527,6 +590,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             options: vec![("Threads".into(), "1".into())],
             dialect: None,
+            control: None,
         };
         let timeout = Duration::from_secs(5);
         let mut engine = Engine::start(&spec, timeout, &abort).unwrap();
@@ -561,6 +625,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             options: vec![("Threads".into(), "0".into())],
             dialect: None,
+            control: None,
         };
         let missing = EngineSpec::parse("cmd=/nonexistent/engine").unwrap();
         let err = Engine::start(&missing, timeout, &abort).err().unwrap();

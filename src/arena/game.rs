@@ -15,8 +15,6 @@ use crate::rules::Position;
 /// The settings every game of a match shares.
 #[derive(Clone, Debug)]
 pub struct GameSettings {
-    /// The time control.
-    pub control: TimeControl,
     /// The grace past a clock or a move time before a move is lost on time.
     pub margin: Duration,
     /// The longest a move may take with `nodes`.
@@ -37,6 +35,8 @@ pub struct GameSetup<G: ArenaGame = Position> {
     pub opening: Opening<G>,
     /// The engine (index into the specs) that plays `x`.
     pub x_engine: usize,
+    /// Each engine's time control (index into the specs).
+    pub controls: [TimeControl; 2],
 }
 
 /// Why an engine's answer to `go` loses the game.
@@ -218,7 +218,8 @@ fn play_moves<G: ArenaGame>(
     moves: &mut Vec<G::Move>,
     abort: &AtomicBool,
 ) -> Result<(), Halt> {
-    let mut clock = GameClock::new(settings.control, settings.margin, settings.move_timeout);
+    let controls = [Player::X, Player::O].map(|side| setup.controls[setup.engine_of(side)]);
+    let mut clock = GameClock::with_controls(controls, settings.margin, settings.move_timeout);
     while !pos.is_over() {
         let side = pos.side_to_move();
         let index = setup.engine_of(side);
@@ -230,7 +231,7 @@ fn play_moves<G: ArenaGame>(
             .send(&setup.opening.position_command(moves))
             .map_err(crashed)?;
         engine
-            .send(&clock.go_command(engine.dialect))
+            .send(&clock.go_command(side, engine.dialect))
             .map_err(crashed)?;
         let sent = Instant::now();
         let limit = clock.limit(side);
@@ -298,6 +299,7 @@ mod tests {
             pair: 1,
             opening: Opening::<Position>::Moves(vec![]),
             x_engine,
+            controls: [TimeControl::Nodes(1); 2],
         };
         assert_eq!(setup(0).side_of(0), Player::X);
         assert_eq!(setup(0).side_of(1), Player::O);

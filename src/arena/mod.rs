@@ -1,6 +1,8 @@
-//! `ultimo match`: plays games between two engines that speak the Ultimo
+//! `ultimo match`: plays games between engines that speak the Ultimo
 //! protocol (or UGI/UCI), referees every move with Ultimo's rules, and
-//! reports the first engine's score, Elo, LOS and an optional SPRT.
+//! reports the first engine's score, Elo, LOS and an optional SPRT (two
+//! engines), or a gauntlet or round robin of more engines with a rating
+//! table.
 //!
 //! - [`engine`]: starting engines and talking to them.
 //! - [`game`]: one game, refereed.
@@ -8,17 +10,30 @@
 //! - [`openings`]: openings from a file or random moves.
 //! - [`record`]: the record file, written and read back (`--replay`).
 //! - [`tally`]: the running score and the summary.
+//! - [`stats`]: Elo, LOS, SPRT and maximum-likelihood ratings.
 //!
 //! [`run`] takes a [`Job`]: a match ([`MatchConfig`], the settings as given,
 //! checked here before anything starts) or a replay. The command line (`ultimo match`)
 //! makes one from its arguments. Errors are [`ArenaError`], which
 //! wraps each module's own error type.
 //!
-//! Each opening is played by a pair of games with colours swapped: in the
-//! first game of pair `p` (game `2p - 1`) the first engine plays `x`, in the
-//! second `o`. The games run on `--concurrency` threads, each with its own
-//! two engine processes, kept from game to game (`uginewgame` between
-//! games) until one commits a fault, when it is killed and started afresh.
+//! The engines meet in pairings: one with two engines; with more, the first
+//! against each other one (`gauntlet`) or every engine against every other
+//! (`round-robin`), in the order of the engines ((1, 2), (1, 3), .., (2, 3),
+//! ..). Each pairing plays `--games` games, as pairs of games with colours
+//! swapped from one opening: pair `p` (from 0) of pairing `k` has the global
+//! index `i = k * pairs_per_pairing + p`, its games are numbered `2i + 1`
+//! (the pairing's first engine plays `x`) and `2i + 2`, and its opening is
+//! opening `p` of the book (or random opening `p` of the seed), so every
+//! pairing plays the same openings. `--shard K/N` plays the pairs with
+//! `i % N == K - 1`, exactly as the whole match would; `--merge` reads the
+//! shards' records back into one summary.
+//!
+//! The games run on `--concurrency` threads, each with the processes of its
+//! current pairing's two engines, kept from game to game (`uginewgame`
+//! between games) until one commits a fault, when it is killed and started
+//! afresh; a thread that moves on to another pairing keeps the engine the
+//! pairings share and starts the other.
 
 pub mod clock;
 pub mod engine;
@@ -44,16 +59,48 @@ use openings::{ArenaGame, OpeningBook, OpeningError, OpeningsFileError};
 use record::{GameRecord, Record, RecordError};
 
 use crate::game::GameKind;
-use tally::{Sprt, SprtError, Tally, TallyError};
+use tally::{Sprt, SprtError, Standings, TallyError};
 
 use crate::arena::stats::SprtDecision;
 
 /// Why a match or a replay failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ArenaError {
-    /// Not exactly two `--engine` values.
-    #[error("give exactly two engines with --engine (got {0})")]
+    /// Fewer than two `--engine` values.
+    #[error("give at least two engines with --engine (got {0})")]
     EngineCount(usize),
+    /// More than two engines without `--tournament`.
+    #[error("with {0} engines, say how they meet: --tournament gauntlet or round-robin")]
+    Tournament(usize),
+    /// `--sprt` with more than two engines.
+    #[error("--sprt needs exactly two engines (got {0})")]
+    SprtEngines(usize),
+    /// An engine without a time control.
+    #[error(
+        "engine {0} has no time control: give --movetime, --nodes or --tc, or movetime=, nodes= or tc= in its --engine"
+    )]
+    NoControl(String),
+    /// A `--shard` that is not `K/N` with 1 <= K <= N.
+    #[error("--shard '{0}': expected K/N with 1 <= K <= N, e.g. 2/8")]
+    Shard(String),
+    /// Records of `--merge` with other engines than the first.
+    #[error("cannot merge {file}: its engines are {found}, not {expected} as in the first record")]
+    MergeEngines {
+        /// The record.
+        file: String,
+        /// Its engines.
+        found: String,
+        /// The first record's engines.
+        expected: String,
+    },
+    /// A game number in two records of `--merge`.
+    #[error("cannot merge {file}: game {game} is in an earlier record too")]
+    MergeRepeated {
+        /// The record.
+        file: String,
+        /// The game's number.
+        game: u64,
+    },
     /// An `--engine` value that does not parse, or two engines with one name.
     #[error(transparent)]
     Spec(#[from] EngineSpecError),
@@ -143,13 +190,16 @@ pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
 pub enum Job {
     /// Play a match.
     Match(MatchConfig),
-    /// Play nothing: read a record file back, check every game with the
-    /// rules and print its summary.
+    /// Play nothing: read record files back (one with `--replay`, the
+    /// shards of a match with `--merge`), check every game with the rules
+    /// and print the summary of all their games.
     Replay {
-        /// The record file.
-        record: PathBuf,
+        /// The record files.
+        records: Vec<PathBuf>,
         /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
         sprt: Option<Vec<f64>>,
+        /// Where to write the summary as JSON, if anywhere.
+        json: Option<PathBuf>,
     },
 }
 
@@ -157,10 +207,12 @@ pub enum Job {
 /// before anything starts. Times are in milliseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchConfig {
-    /// The two engines, each `cmd=PROGRAM [arg=ARG].. [name=NAME]
-    /// [proto=ugi|uci] [option.NAME=VALUE]..`.
+    /// The engines, each `cmd=PROGRAM [arg=ARG].. [name=NAME]
+    /// [proto=ugi|uci] [option.NAME=VALUE].. [tc=|nodes=|movetime=]`.
     pub engines: Vec<String>,
-    /// Games to play, even.
+    /// How more than two engines meet.
+    pub tournament: Option<Tournament>,
+    /// Games to play per pairing, even.
     pub games: u64,
     /// A file of openings, one per line.
     pub openings: Option<PathBuf>,
@@ -188,6 +240,40 @@ pub struct MatchConfig {
     pub record: Option<PathBuf>,
     /// The game to play.
     pub game: GameKind,
+    /// `K/N`: play only the K-th of N shares of the pairs.
+    pub shard: Option<String>,
+    /// Where to write the summary as JSON, if anywhere.
+    pub json: Option<PathBuf>,
+}
+
+/// How the engines of a match of more than two meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tournament {
+    /// The first engine against each other one.
+    Gauntlet,
+    /// Every engine against every other.
+    RoundRobin,
+}
+
+impl Tournament {
+    /// The pairings of `n` engines, as pairs of indices (first below
+    /// second), in order.
+    pub fn pairings(self, n: usize) -> Vec<(usize, usize)> {
+        match self {
+            Tournament::Gauntlet => (1..n).map(|j| (0, j)).collect(),
+            Tournament::RoundRobin => (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                .collect(),
+        }
+    }
+
+    /// The name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Tournament::Gauntlet => "gauntlet",
+            Tournament::RoundRobin => "round-robin",
+        }
+    }
 }
 
 impl Default for MatchConfig {
@@ -210,57 +296,125 @@ impl Default for MatchConfig {
             sprt: None,
             record: None,
             game: GameKind::Uttt,
+            tournament: None,
+            shard: None,
+            json: None,
         }
     }
 }
 
 /// Runs `job`: plays a match and prints its progress (standard error) and
-/// summary (standard output), or prints the summary of a record.
+/// summary (standard output), or prints the summary of records.
 pub fn run(job: &Job) -> Result<(), ArenaError> {
     match job {
         Job::Match(config) => match config.game {
             GameKind::Uttt => run_match(&Plan::<crate::rules::Position>::new(config)?),
             GameKind::Super15 => run_match(&Plan::<crate::super15::Position>::new(config)?),
         },
-        Job::Replay { record, sprt } => {
+        Job::Replay {
+            records,
+            sprt,
+            json,
+        } => {
             let sprt = sprt.as_deref().map(Sprt::new).transpose()?;
-            replay(record, sprt.as_ref(), &mut io::stdout().lock())
+            let summary = replay(records, sprt.as_ref(), &mut io::stdout().lock())?;
+            match json {
+                Some(path) => write_json(path, &summary),
+                None => Ok(()),
+            }
         }
     }
 }
 
-/// Prints the summary of the record file at `path` after checking it.
-fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), ArenaError> {
-    let name = path.display().to_string();
-    let text = read(path)?;
-    match record::record_game(&text) {
-        GameKind::Uttt => replay_game::<crate::rules::Position>(&text, &name, sprt, out),
-        GameKind::Super15 => replay_game::<crate::super15::Position>(&text, &name, sprt, out),
+/// Prints the summary of the games of the record files `paths` (one, or
+/// the shards of one match) after checking them, and returns it as JSON.
+fn replay(
+    paths: &[PathBuf],
+    sprt: Option<&Sprt>,
+    out: &mut impl Write,
+) -> Result<serde_json::Value, ArenaError> {
+    let texts = paths
+        .iter()
+        .map(|path| Ok((path.display().to_string(), read(path)?)))
+        .collect::<Result<Vec<_>, ArenaError>>()?;
+    let kind = texts
+        .first()
+        .map_or(GameKind::Uttt, |(_, text)| record::record_game(text));
+    match kind {
+        GameKind::Uttt => replay_game::<crate::rules::Position>(&texts, sprt, out),
+        GameKind::Super15 => replay_game::<crate::super15::Position>(&texts, sprt, out),
     }
 }
 
-/// Prints the summary of the record `text` of game `G`, from file `name`.
+/// The records of game `G` read back from `texts` (file name, text): the
+/// seam where the record format is read.
+fn read_records<G: ArenaGame>(texts: &[(String, String)]) -> Result<Vec<Record<G>>, ArenaError> {
+    texts
+        .iter()
+        .map(|(name, text)| Ok(Record::<G>::parse(text, name)?))
+        .collect()
+}
+
+/// Prints the summary of the records `texts` (file name, text) of game `G`
+/// as if one run had played all their games, and returns it as JSON.
 fn replay_game<G: ArenaGame>(
-    text: &str,
-    name: &str,
+    texts: &[(String, String)],
     sprt: Option<&Sprt>,
     out: &mut impl Write,
-) -> Result<(), ArenaError> {
-    let record = Record::<G>::parse(text, name)?;
-    let mut tally = Tally::new(record.engines.clone());
-    for game in &record.games {
-        tally.add(game)?;
+) -> Result<serde_json::Value, ArenaError> {
+    let records = read_records::<G>(texts)?;
+    let engines = records.first().map(|r| r.engines.clone()).unwrap_or_default();
+    if engines.len() > 2 && sprt.is_some() {
+        return Err(ArenaError::SprtEngines(engines.len()));
     }
-    write!(out, "{}", tally.summary(sprt))
-        .and_then(|_| {
-            writeln!(
-                out,
-                "{:<12}{name}: {} games, every move legal",
-                "record",
-                record.games.len()
-            )
-        })
-        .map_err(ArenaError::Output)
+    let mut seen = fxhash::FxHashSet::default();
+    // With two engines their pairing shows even without a game.
+    let pairings: &[(usize, usize)] = if engines.len() == 2 { &[(0, 1)] } else { &[] };
+    let mut standings = Standings::new(engines.clone(), pairings);
+    for ((name, _), record) in texts.iter().zip(&records) {
+        if record.engines != engines {
+            return Err(ArenaError::MergeEngines {
+                file: name.clone(),
+                found: record.engines.join(" "),
+                expected: engines.join(" "),
+            });
+        }
+        for game in &record.games {
+            if !seen.insert(game.game) {
+                return Err(ArenaError::MergeRepeated {
+                    file: name.clone(),
+                    game: game.game,
+                });
+            }
+            standings.add(game)?;
+        }
+    }
+    write!(out, "{}", standings.summary(sprt)).map_err(ArenaError::Output)?;
+    for ((name, _), record) in texts.iter().zip(&records) {
+        writeln!(
+            out,
+            "{:<12}{name}: {} games, every move legal",
+            "record",
+            record.games.len()
+        )
+        .map_err(ArenaError::Output)?;
+    }
+    let files: Vec<&str> = texts.iter().map(|(name, _)| name.as_str()).collect();
+    Ok(serde_json::json!({
+        "settings": null,
+        "records": files,
+        "standings": standings.json(sprt),
+        "end": null,
+    }))
+}
+
+/// Writes `value` as JSON to the file at `path`.
+fn write_json(path: &Path, value: &serde_json::Value) -> Result<(), ArenaError> {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default() + "\n";
+    std::fs::write(path, text).map_err(|problem| ArenaError::Write {
+        path: path.to_path_buf(),
+        problem,
+    })
 }
 
 /// The text of the file at `path`.
@@ -271,11 +425,58 @@ fn read(path: &Path) -> Result<String, ArenaError> {
     })
 }
 
+/// Two engines that meet, with what a game between them needs.
+#[derive(Debug)]
+struct Pairing {
+    /// Their indices among the engines.
+    engines: [usize; 2],
+    /// Their specs (the first plays `x` in the first game of each pair).
+    specs: [EngineSpec; 2],
+    /// Their time controls.
+    controls: [TimeControl; 2],
+}
+
+/// `--shard K/N`: the pairs with index `i % n == k - 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shard {
+    k: u64,
+    n: u64,
+}
+
+impl Shard {
+    /// Reads `K/N` with 1 <= K <= N.
+    fn parse(text: &str) -> Result<Shard, ArenaError> {
+        let bad = || ArenaError::Shard(crate::quote::shorten(text));
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (k, n) = (k.trim().parse::<u64>(), n.trim().parse::<u64>());
+        match (k, n) {
+            (Ok(k), Ok(n)) if 1 <= k && k <= n => Ok(Shard { k, n }),
+            _ => Err(bad()),
+        }
+    }
+
+    /// Whether the pair with global index `pair` (from 0) is this shard's.
+    fn has(self, pair: u64) -> bool {
+        pair % self.n == self.k - 1
+    }
+}
+
 /// Everything a match needs, checked before it starts.
 #[derive(Debug)]
 struct Plan<G: ArenaGame> {
-    specs: [EngineSpec; 2],
+    /// The engines, in `--engine` order.
+    specs: Vec<EngineSpec>,
+    /// Each engine's time control.
+    controls: Vec<TimeControl>,
+    /// How more than two engines meet.
+    tournament: Option<Tournament>,
+    /// The pairings, in order.
+    pairings: Vec<Pairing>,
+    /// Games per pairing.
     games: u64,
+    /// The global indices of the pairs this run plays (all, or a shard's).
+    pairs: Vec<u64>,
+    shard: Option<Shard>,
     /// The openings of the pairs.
     openings: OpeningBook<G>,
     /// Where the openings come from, in words.
@@ -284,16 +485,29 @@ struct Plan<G: ArenaGame> {
     concurrency: usize,
     sprt: Option<Sprt>,
     record: Option<PathBuf>,
+    json: Option<PathBuf>,
 }
 
 impl<G: ArenaGame> Plan<G> {
     /// Checks the settings and reads or makes the openings.
     fn new(args: &MatchConfig) -> Result<Plan<G>, ArenaError> {
         let sprt = args.sprt.as_deref().map(Sprt::new).transpose()?;
-        let mut specs = match &args.engines[..] {
-            [a, b] => [EngineSpec::parse(a)?, EngineSpec::parse(b)?],
-            _ => return Err(ArenaError::EngineCount(args.engines.len())),
+        let count = args.engines.len();
+        if count < 2 {
+            return Err(ArenaError::EngineCount(count));
+        }
+        let tournament = match args.tournament {
+            None if count > 2 => return Err(ArenaError::Tournament(count)),
+            t => t,
         };
+        if sprt.is_some() && count > 2 {
+            return Err(ArenaError::SprtEngines(count));
+        }
+        let mut specs = args
+            .engines
+            .iter()
+            .map(|e| EngineSpec::parse(e))
+            .collect::<Result<Vec<_>, _>>()?;
         engine::distinct_names(&mut specs)?;
         if G::KIND != GameKind::Uttt {
             // The game first, before the engine's own options.
@@ -302,15 +516,18 @@ impl<G: ArenaGame> Plan<G> {
                 spec.options.insert(0, game);
             }
         }
-        let control = TimeControl::from_options(args.movetime, args.nodes, args.tc.as_deref())?;
+        let controls = Self::controls(args, &specs)?;
         if args.games == 0 || !args.games.is_multiple_of(2) {
             return Err(ArenaError::Games(args.games));
         }
         if !(1..=MAX_CONCURRENCY).contains(&args.concurrency) {
             return Err(ArenaError::Concurrency(args.concurrency));
         }
+        let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+        if shard.is_some() && sprt.is_some() {
+            return Err(ArenaError::Conflict("--sprt", "--shard"));
+        }
         let settings = GameSettings {
-            control,
             margin: clock::millis("--timemargin", args.timemargin)?,
             move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
             startup_timeout: clock::millis("--startup-timeout", args.startup_timeout)?,
@@ -338,27 +555,107 @@ impl<G: ArenaGame> Plan<G> {
             }
             (None, None) => (OpeningBook::List(Vec::new()), "startpos".to_string()),
         };
+        let pairings: Vec<Pairing> = tournament
+            .unwrap_or(Tournament::RoundRobin)
+            .pairings(count)
+            .into_iter()
+            .map(|(a, b)| Pairing {
+                engines: [a, b],
+                specs: [specs[a].clone(), specs[b].clone()],
+                controls: [controls[a], controls[b]],
+            })
+            .collect();
+        let all_pairs = pairings.len() as u64 * (args.games / 2);
+        let pairs = (0..all_pairs)
+            .filter(|&i| shard.is_none_or(|s| s.has(i)))
+            .collect();
         Ok(Plan {
             specs,
+            controls,
+            tournament,
+            pairings,
             games: args.games,
+            pairs,
+            shard,
             openings,
             openings_source,
             settings,
             concurrency: args.concurrency,
             sprt,
             record: args.record.clone(),
+            json: args.json.clone(),
         })
     }
 
-    /// The game at `index` (from 0): number, pair, opening and colours.
-    fn setup(&self, index: u64) -> Result<GameSetup<G>, OpeningError> {
-        let pair = index / 2;
-        Ok(GameSetup {
-            game: index + 1,
-            pair: pair + 1,
-            opening: self.openings.opening(pair)?,
-            x_engine: (index % 2) as usize,
-        })
+    /// Each engine's time control: its own `tc=`, `nodes=` or `movetime=`,
+    /// else the match's `--tc`, `--nodes` or `--movetime`.
+    fn controls(args: &MatchConfig, specs: &[EngineSpec]) -> Result<Vec<TimeControl>, ArenaError> {
+        let given = [args.movetime.is_some(), args.nodes.is_some(), args.tc.is_some()];
+        let global = match given.iter().filter(|&&g| g).count() {
+            0 if specs.iter().all(|s| s.control.is_none()) => {
+                return Err(ClockError::NotOne.into());
+            }
+            0 => None,
+            _ => Some(TimeControl::from_options(
+                args.movetime,
+                args.nodes,
+                args.tc.as_deref(),
+            )?),
+        };
+        specs
+            .iter()
+            .map(|spec| {
+                spec.control
+                    .or(global)
+                    .ok_or_else(|| ArenaError::NoControl(spec.name.clone()))
+            })
+            .collect()
+    }
+
+    /// The games this run plays.
+    fn run_games(&self) -> u64 {
+        2 * self.pairs.len() as u64
+    }
+
+    /// The games of the whole match (all shards).
+    fn all_games(&self) -> u64 {
+        self.pairings.len() as u64 * self.games
+    }
+
+    /// The `index`-th game this run plays (from 0): its pairing and its
+    /// number, pair, opening and colours, as in the whole match.
+    fn setup(&self, index: u64) -> Result<(usize, GameSetup<G>), OpeningError> {
+        let pair = self.pairs[(index / 2) as usize];
+        let per_pairing = self.games / 2;
+        let pairing = (pair / per_pairing) as usize;
+        let second = index % 2;
+        Ok((
+            pairing,
+            GameSetup {
+                game: 2 * pair + second + 1,
+                pair: pair + 1,
+                opening: self.openings.opening(pair % per_pairing)?,
+                x_engine: second as usize,
+                controls: self.pairings[pairing].controls,
+            },
+        ))
+    }
+
+    /// The engines as `a, b` or, when their controls differ, `a (nodes
+    /// 100), b (tc 1+0.1 s)`, joined by `sep`; and the common control if
+    /// there is one.
+    fn engines_text(&self, sep: &str) -> (String, Option<TimeControl>) {
+        let same = self.controls.iter().all(|&c| c == self.controls[0]);
+        let names: Vec<String> = self
+            .specs
+            .iter()
+            .zip(&self.controls)
+            .map(|(spec, control)| match same {
+                true => spec.name.clone(),
+                false => format!("{} ({control})", spec.name),
+            })
+            .collect();
+        (names.join(sep), same.then_some(self.controls[0]))
     }
 
     /// The first line of progress: who plays, how long, from where.
@@ -367,15 +664,73 @@ impl<G: ArenaGame> Plan<G> {
             GameKind::Uttt => String::new(),
             kind => format!(" of {kind}"),
         };
+        let control = |c: Option<TimeControl>| c.map_or(String::new(), |c| format!(", {c}"));
+        let head = match self.tournament.filter(|_| self.specs.len() > 2) {
+            None => {
+                let (engines, common) = self.engines_text(" vs ");
+                format!("match: {engines}, {} games{game}{}", self.games, control(common))
+            }
+            Some(t) => {
+                let (engines, common) = self.engines_text(", ");
+                format!(
+                    "{}: {engines}; {} pairings of {} games{game} ({} games){}",
+                    t.name(),
+                    self.pairings.len(),
+                    self.games,
+                    self.all_games(),
+                    control(common)
+                )
+            }
+        };
+        let shard = match self.shard {
+            Some(Shard { k, n }) => format!(
+                ", shard {k}/{n}: {} of {} pairs",
+                self.pairs.len(),
+                self.all_games() / 2
+            ),
+            None => String::new(),
+        };
         format!(
-            "match: {} vs {}, {} games{game}, {}, openings: {}, concurrency {}",
-            self.specs[0].name,
-            self.specs[1].name,
-            self.games,
-            self.settings.control,
-            self.openings_source,
-            self.concurrency
+            "{head}, openings: {}, concurrency {}{shard}",
+            self.openings_source, self.concurrency
         )
+    }
+
+    /// Empty standings of the match's engines and pairings.
+    fn standings(&self) -> Standings {
+        let names = self.specs.iter().map(|s| s.name.clone()).collect();
+        let pairings: Vec<(usize, usize)> = self
+            .pairings
+            .iter()
+            .map(|p| (p.engines[0], p.engines[1]))
+            .collect();
+        Standings::new(names, &pairings)
+    }
+
+    /// The settings as JSON.
+    fn json(&self) -> serde_json::Value {
+        let engines: Vec<serde_json::Value> = self
+            .specs
+            .iter()
+            .zip(&self.controls)
+            .map(|(spec, control)| {
+                serde_json::json!({
+                    "name": spec.name,
+                    "program": spec.program,
+                    "control": control.to_string(),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "game": G::KIND.to_string(),
+            "engines": engines,
+            "tournament": self.tournament.map(Tournament::name),
+            "games_per_pairing": self.games,
+            "games": self.run_games(),
+            "shard": self.shard.map(|s| format!("{}/{}", s.k, s.n)),
+            "openings": self.openings_source,
+            "concurrency": self.concurrency,
+        })
     }
 }
 
@@ -408,12 +763,12 @@ impl RecordFile {
             GameKind::Uttt => String::new(),
             kind => format!("\nvariant {kind}"),
         };
+        let names: Vec<&str> = plan.specs.iter().map(|s| s.name.as_str()).collect();
         let header = format!(
-            "{}\n# {}{variant}\nengines {} {}",
+            "{}\n# {}{variant}\nengines {}",
             record::HEADER,
             plan.describe(),
-            plan.specs[0].name,
-            plan.specs[1].name
+            names.join(" ")
         );
         record.write_line(&header)?;
         Ok(record)
@@ -456,21 +811,20 @@ impl Progress {
         let _ = writeln!(err, "{text}");
     }
 
-    /// A finished game (`text`) and the score so far (`status`): one line
-    /// when piped; on a terminal the status line, `played/total` first,
-    /// with faults on a line of their own above it.
-    fn game(&mut self, text: &str, status: &str, fault: bool, played: u64, total: u64) {
+    /// A finished game (`text`), its pairing's score so far (`score`) and
+    /// the state of the match (`status`, which starts with the games
+    /// played): one line when piped (with `status` when it says more than
+    /// the score); on a terminal the status line, with faults on a line of
+    /// their own above it.
+    fn game(&mut self, text: &str, score: &str, status: &str, fault: bool) {
         if !self.terminal {
-            self.line(&format!("{text}; {status}"));
+            self.line(&format!("{text}; {score}"));
             return;
         }
         if fault {
             self.line(text);
         }
-        let _ = write!(
-            io::stderr().lock(),
-            "\r\x1b[K{played}/{total} games: {status}"
-        );
+        let _ = write!(io::stderr().lock(), "\r\x1b[K{status}");
         self.status_shown = true;
     }
 
@@ -484,10 +838,10 @@ impl Progress {
 }
 
 /// The progress text of a finished game, e.g.
-/// `game 3/100: base-new 1-0 (x has three boards in a line)`.
+/// `game 3/100: base vs new 1-0 (x has three boards in a line)` (x first).
 fn game_text<G: ArenaGame>(game: &GameRecord<G>, total: u64) -> String {
     format!(
-        "game {}/{total}: {}-{} {} ({})",
+        "game {}/{total}: {} vs {} {} ({})",
         game.game,
         game.x,
         game.o,
@@ -536,7 +890,9 @@ impl Flags {
 struct Referee<'a, G: ArenaGame> {
     plan: &'a Plan<G>,
     flags: &'a Flags,
-    tally: Tally,
+    standings: Standings,
+    /// Games started so far.
+    started: &'a AtomicU64,
     record: Option<RecordFile>,
     progress: Progress,
     stop: Option<Stop>,
@@ -566,22 +922,32 @@ impl<G: ArenaGame> Referee<'_, G> {
         if self.flags.aborted() {
             return; // finished as the match was aborted: not counted
         }
-        if let Err(e) = self.tally.add(&game) {
-            return self.fail(e.into());
-        }
+        let score = match self.standings.add(&game) {
+            Ok(tally) => tally.progress(self.plan.sprt.as_ref()),
+            Err(e) => return self.fail(e.into()),
+        };
         if let Some(file) = self.record.as_mut()
             && let Err(e) = file.write_line(&game.to_string())
         {
             self.fail(e);
         }
         let fault = game.termination != record::Termination::Normal;
-        let text = game_text(&game, self.plan.games);
-        let (played, total) = (self.tally.games(), self.plan.games);
-        self.progress
-            .game(&text, &self.tally.progress(), fault, played, total);
-        if let Some(sprt) = &self.plan.sprt
-            && sprt.state(&self.tally.penta).decision() != SprtDecision::Continue
-        {
+        let text = game_text(&game, self.plan.all_games());
+        let played = self.standings.games();
+        let running = self.started.load(Ordering::SeqCst).saturating_sub(played);
+        let total = self.plan.run_games();
+        let status = if self.plan.specs.len() == 2 {
+            format!("{played}/{total} games: {score}")
+        } else {
+            let pairings = self.standings.status();
+            format!("{played}/{total} games, {running} running: {pairings}")
+        };
+        self.progress.game(&text, &score, &status, fault);
+        let decided = match (&self.plan.sprt, self.standings.tallies().next()) {
+            (Some(sprt), Some(tally)) => sprt.state(&tally.penta).decision() != SprtDecision::Continue,
+            _ => false,
+        };
+        if decided {
             self.stop(Stop::Sprt, true);
         }
     }
@@ -607,7 +973,7 @@ impl<G: ArenaGame> Referee<'_, G> {
     /// How the match ended, in words.
     fn ending(&self) -> String {
         match self.stop {
-            None => format!("all {} games played", self.plan.games),
+            None => format!("all {} games played", self.plan.run_games()),
             Some(Stop::Sprt) => "the SPRT decided".to_string(),
             Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
             Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
@@ -634,10 +1000,12 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
         None => None,
     };
     let signals = signal::install();
+    let games_started = AtomicU64::new(0);
     let mut referee = Referee {
         plan,
         flags: &flags,
-        tally: Tally::new([plan.specs[0].name.clone(), plan.specs[1].name.clone()]),
+        standings: plan.standings(),
+        started: &games_started,
         record,
         progress: Progress::new(),
         stop: None,
@@ -656,8 +1024,8 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     thread::scope(|scope| {
         for _ in 0..plan.concurrency {
             let sender = sender.clone();
-            let (next_game, flags) = (&next_game, &flags);
-            scope.spawn(move || worker(plan, next_game, flags, sender));
+            let (next_game, flags, games_started) = (&next_game, &flags, &games_started);
+            scope.spawn(move || worker(plan, next_game, games_started, flags, sender));
         }
         drop(sender);
         loop {
@@ -673,14 +1041,21 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     referee.progress.finish();
 
     let mut out = io::stdout().lock();
-    write!(out, "{}", referee.tally.summary(plan.sprt.as_ref()))
+    let seconds = started.elapsed().as_secs_f64();
+    write!(out, "{}", referee.standings.summary(plan.sprt.as_ref()))
         .and_then(|_| writeln!(out, "{:<12}{}", "end", referee.ending()))
-        .and_then(|_| {
-            let seconds = started.elapsed().as_secs_f64();
-            writeln!(out, "{:<12}{seconds:.1} s", "time")
-        })
+        .and_then(|_| writeln!(out, "{:<12}{seconds:.1} s", "time"))
         .and_then(|_| out.flush())
         .map_err(ArenaError::Output)?;
+    if let Some(path) = &plan.json {
+        let summary = serde_json::json!({
+            "settings": plan.json(),
+            "records": plan.record.as_ref().map(|p| vec![p.display().to_string()]),
+            "standings": referee.standings.json(plan.sprt.as_ref()),
+            "end": referee.ending(),
+        });
+        write_json(path, &summary)?;
+    }
     match referee.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -689,29 +1064,51 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
 
 /// One thread of the match: takes the next game until there are none or
 /// the match stops, and sends each finished game (or an error) to
-/// `results`.
+/// `results`. It keeps the processes of its current pairing's engines;
+/// moving on to another pairing, it keeps an engine the two share and quits
+/// the other.
 fn worker<G: ArenaGame>(
     plan: &Plan<G>,
     next_game: &AtomicU64,
+    started: &AtomicU64,
     flags: &Flags,
     results: mpsc::Sender<Result<GameRecord<G>, OpeningError>>,
 ) {
     let mut slots: [Option<Engine>; 2] = [None, None];
+    let mut current: Option<usize> = None;
     while !flags.stop_starting.load(Ordering::SeqCst) {
         let index = next_game.fetch_add(1, Ordering::SeqCst);
-        if index >= plan.games {
+        if index >= plan.run_games() {
             break;
         }
-        let setup = match plan.setup(index) {
+        let (pairing, setup) = match plan.setup(index) {
             Ok(setup) => setup,
             Err(e) => {
                 let _ = results.send(Err(e));
                 break;
             }
         };
+        if current != Some(pairing) {
+            let old = current.map_or([usize::MAX; 2], |p| plan.pairings[p].engines);
+            let mut held: Vec<(usize, Engine)> = old
+                .into_iter()
+                .zip(slots.iter_mut())
+                .filter_map(|(i, slot)| slot.take().map(|e| (i, e)))
+                .collect();
+            for (slot, want) in slots.iter_mut().zip(plan.pairings[pairing].engines) {
+                if let Some(at) = held.iter().position(|(i, _)| *i == want) {
+                    *slot = Some(held.swap_remove(at).1);
+                }
+            }
+            for (_, engine) in held {
+                engine.quit();
+            }
+            current = Some(pairing);
+        }
+        started.fetch_add(1, Ordering::SeqCst);
         let Some(game) = game::play_game(
             &mut slots,
-            &plan.specs,
+            &plan.pairings[pairing].specs,
             &plan.settings,
             &setup,
             &flags.abort,

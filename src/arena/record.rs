@@ -10,8 +10,8 @@
 //! Lines starting with `#` and blank lines are comments. A `variant super15`
 //! line before the games says the games are Super 1 al 5 (without one they
 //! are Ultimate Tic-Tac-Toe; moves and FENs are the game's). One `engines` line
-//! names the first and the second engine (the statistics are the first
-//! engine's) and comes before the games. Each `game` line has these fields,
+//! names the engines, two or more (with two, the statistics are the first
+//! engine's), and comes before the games. Each `game` line has these fields,
 //! separated by `;`, each a key and its value:
 //!
 //! - `game N`: the game's number, from 1; `pair P`: its pair (the two games
@@ -148,8 +148,8 @@ pub enum RecordLineError {
     /// A second `engines` line.
     #[error("a second 'engines' line")]
     SecondEngines,
-    /// An `engines` line without two different names.
-    #[error("'engines' needs two different names, found '{0}'")]
+    /// An `engines` line without two or more different names.
+    #[error("'engines' needs two or more different names, found '{0}'")]
     Engines(String),
     /// A game before the `engines` line.
     #[error("a game before the 'engines' line")]
@@ -183,7 +183,7 @@ pub enum RecordLineError {
         first_line: usize,
     },
     /// A game played by other engines than the `engines` line names.
-    #[error("game {game}: x {x} and o {o} are not the engines {} and {}", .engines[0], .engines[1])]
+    #[error("game {game}: x {x} and o {o} are not two of the engines {}", .engines.join(", "))]
     Strangers {
         /// The game's number.
         game: u64,
@@ -192,7 +192,7 @@ pub enum RecordLineError {
         /// The engine playing o.
         o: String,
         /// The engines of the record.
-        engines: [String; 2],
+        engines: Vec<String>,
     },
     /// A third game of a pair.
     #[error("game {game}: pair {pair} already has two games")]
@@ -479,11 +479,11 @@ impl<G: ArenaGame> FromStr for GameRecord<G> {
     }
 }
 
-/// A record file read back: the two engines and the games.
+/// A record file read back: the engines and the games.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record<G: ArenaGame = Position> {
     /// The first and the second engine.
-    pub engines: [String; 2],
+    pub engines: Vec<String>,
     /// The games in the order they were written.
     pub games: Vec<GameRecord<G>>,
 }
@@ -503,7 +503,7 @@ impl<G: ArenaGame> Record<G> {
     /// one opening per pair, no number twice). An error names `file` and
     /// the line.
     pub fn parse(text: &str, file: &str) -> Result<Record<G>, RecordError> {
-        let mut engines: Option<[String; 2]> = None;
+        let mut engines: Option<Vec<String>> = None;
         let mut variant: Option<GameKind> = None;
         let mut games: Vec<GameRecord<G>> = Vec::new();
         let mut seen_games: FxHashMap<u64, usize> = FxHashMap::default();
@@ -524,11 +524,12 @@ impl<G: ArenaGame> Record<G> {
                     if engines.is_some() {
                         return Err(at(RecordLineError::SecondEngines));
                     }
-                    let names: Vec<&str> = rest.split_whitespace().collect();
-                    match names[..] {
-                        [a, b] if a != b => engines = Some([a.to_string(), b.to_string()]),
-                        _ => return Err(at(RecordLineError::Engines(shorten(rest)))),
+                    let names: Vec<String> = rest.split_whitespace().map(String::from).collect();
+                    let distinct = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+                    if names.len() < 2 || !distinct {
+                        return Err(at(RecordLineError::Engines(shorten(rest))));
                     }
+                    engines = Some(names);
                 }
                 "variant" => {
                     let kind = GameKind::from_name(rest.trim())
@@ -574,7 +575,7 @@ impl<G: ArenaGame> Record<G> {
 /// it, and the game numbers seen so far (with their lines).
 fn check_against<G: ArenaGame>(
     game: &GameRecord<G>,
-    engines: &[String; 2],
+    engines: &[String],
     partners: &[&GameRecord<G>],
     seen_games: &FxHashMap<u64, usize>,
 ) -> Result<(), RecordLineError> {
@@ -586,14 +587,13 @@ fn check_against<G: ArenaGame>(
         });
     }
     let players = [game.x.as_str(), game.o.as_str()];
-    let forward = players == [engines[0].as_str(), engines[1].as_str()];
-    let swapped = players == [engines[1].as_str(), engines[0].as_str()];
-    if !forward && !swapped {
+    let known = |name: &str| engines.iter().any(|e| e == name);
+    if !known(players[0]) || !known(players[1]) || players[0] == players[1] {
         return Err(RecordLineError::Strangers {
             game: n,
             x: shorten(&game.x),
             o: shorten(&game.o),
-            engines: engines.clone(),
+            engines: engines.to_vec(),
         });
     }
     let pair = game.pair;
@@ -820,9 +820,10 @@ mod tests {
         );
         check(
             "engines a\n",
-            "r.txt:1: 'engines' needs two different names",
+            "r.txt:1: 'engines' needs two or more different names",
         );
-        check("engines a a\n", "two different names");
+        check("engines a a\n", "two or more different names");
+        check("engines a b a\n", "two or more different names");
         check(
             "engines a b\nengines a b\n",
             "r.txt:2: a second 'engines' line",

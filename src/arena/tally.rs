@@ -1,12 +1,20 @@
 //! The running score of a match and its summary: win/draw/loss counts of the
-//! first engine, game pairs, faults, Elo, LOS and the SPRT.
+//! first engine, game pairs, faults, Elo, LOS and the SPRT ([`Tally`], one
+//! pairing), and the standings of a tournament of many engines
+//! ([`Standings`]: a tally per pairing and a rating table). Figures without
+//! a meaning yet (no games, a single pair, no decisive game, all wins) are
+//! shown as `n/a`, and as `null` in JSON.
 
 use fxhash::FxHashMap;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::arena::openings::ArenaGame;
 use crate::arena::record::{GameRecord, Termination};
-use crate::arena::stats::{self, EloEstimate, Pentanomial, SprtDecision, SprtState, Wdl};
+use crate::arena::stats::{
+    self, EloEstimate, PairingScore, Pentanomial, Rating, SprtDecision, SprtState, Wdl,
+};
 use crate::game::Verdict;
 
 /// Why `--sprt` settings are refused.
@@ -157,34 +165,89 @@ impl Tally {
         self.unpaired.len()
     }
 
-    /// The faults of engine `engine` (0 or 1) as text, e.g.
-    /// `2 (1 illegal, 1 timeout)` or `none`.
-    fn faults_text(&self, engine: usize) -> String {
-        let counts = &self.faults[engine];
-        let total: u64 = counts.iter().sum();
-        if total == 0 {
-            return "none".to_string();
-        }
-        let kinds: Vec<String> = Termination::ALL
-            .iter()
-            .filter(|&&t| counts[t as usize] > 0)
-            .map(|&t| format!("{} {t}", counts[t as usize]))
-            .collect();
-        format!("{total} ({})", kinds.join(", "))
+    /// The points of the first engine: wins and half the draws.
+    pub fn points(&self) -> f64 {
+        self.wdl.wins as f64 + 0.5 * self.wdl.draws as f64
     }
 
-    /// One line of progress after a game: the counts, score and Elo.
-    pub fn progress(&self) -> String {
-        let elo = stats::elo_trinomial(&self.wdl);
+    /// The cutechess-style line of this pairing:
+    /// `Score of A vs B: W - L - D  [0.550] N`.
+    pub fn score_line(&self) -> String {
+        let [one, two] = &self.engines;
+        let w = &self.wdl;
         format!(
-            "{} W {} D {} L {}, score {:.1}%, Elo {}",
-            self.engines[0],
-            self.wdl.wins,
-            self.wdl.draws,
-            self.wdl.losses,
-            100.0 * self.wdl.score(),
-            elo_text(&elo),
+            "Score of {one} vs {two}: {} - {} - {}  [{:.3}] {}",
+            w.wins,
+            w.losses,
+            w.draws,
+            w.score(),
+            w.games()
         )
+    }
+
+    /// One line of progress after a game: the score line and Elo, and with
+    /// `sprt` the current LLR and its bounds.
+    pub fn progress(&self, sprt: Option<&Sprt>) -> String {
+        let elo = stats::elo_trinomial(&self.wdl);
+        let mut line = format!("{}, Elo {}", self.score_line(), elo_text(&elo));
+        if let Some(sprt) = sprt {
+            let state = sprt.state(&self.penta);
+            let _ = write!(
+                line,
+                ", LLR {:.2} ({:.2}, {:.2})",
+                state.llr, state.lower, state.upper
+            );
+        }
+        line
+    }
+
+    /// The likelihood of superiority, or `None` without a decisive game.
+    fn los(&self) -> Option<f64> {
+        (self.wdl.wins + self.wdl.losses > 0).then(|| stats::los(&self.wdl))
+    }
+
+    /// The games engine `engine` (0 or 1) lost by a fault, per kind (index
+    /// 1-3 of [`Termination::ALL`]).
+    fn faults_of(&self, engine: usize) -> [u64; 4] {
+        self.faults[engine]
+    }
+
+    /// This pairing as JSON: engines, counts, pairs, Elo estimates, LOS,
+    /// faults and the SPRT's state.
+    pub fn json(&self, sprt: Option<&Sprt>) -> Value {
+        let w = &self.wdl;
+        let faults: serde_json::Map<String, Value> = (0..2)
+            .map(|i| (self.engines[i].clone(), faults_json(&self.faults[i])))
+            .collect();
+        let sprt = sprt.map(|sprt| {
+            let state = sprt.state(&self.penta);
+            let decision = match state.decision() {
+                SprtDecision::Continue => "continue",
+                SprtDecision::AcceptH0 => "H0",
+                SprtDecision::AcceptH1 => "H1",
+            };
+            json!({
+                "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+                "llr": finite(state.llr), "lower": finite(state.lower),
+                "upper": finite(state.upper), "decision": decision,
+            })
+        });
+        json!({
+            "engines": self.engines,
+            "games": w.games(),
+            "wins": w.wins,
+            "draws": w.draws,
+            "losses": w.losses,
+            "score": w.score(),
+            "pentanomial": self.penta.counts,
+            "unpaired": self.unpaired(),
+            "elo": elo_json(&stats::elo_trinomial(w)),
+            "elo_pentanomial": elo_json(&stats::elo_pentanomial(&self.penta)),
+            "nelo": elo_json(&stats::normalized_elo_pentanomial(&self.penta)),
+            "los": self.los(),
+            "faults": faults,
+            "sprt": sprt,
+        })
     }
 
     /// The summary: counts, score, Elo with 95% intervals (trinomial,
@@ -195,6 +258,7 @@ impl Tally {
         let w = &self.wdl;
         let p = &self.penta.counts;
         let mut out = String::new();
+        let _ = writeln!(out, "{}", self.score_line());
         let mut line = |key: &str, value: String| {
             let _ = writeln!(out, "{key:<12}{value}");
         };
@@ -230,7 +294,7 @@ impl Tally {
                 elo_text(&stats::normalized_elo_pentanomial(&self.penta))
             ),
         );
-        line("los", format!("{:.1}%", 100.0 * stats::los(w)));
+        line("los", los_text(self.los()));
         let unpaired = match self.unpaired() {
             0 => String::new(),
             n => format!(", {n} game(s) without their pair"),
@@ -251,8 +315,8 @@ impl Tally {
             "faults",
             format!(
                 "{one} {}, {two} {}",
-                self.faults_text(0),
-                self.faults_text(1)
+                faults_text(&self.faults[0]),
+                faults_text(&self.faults[1])
             ),
         );
         if let Some(sprt) = sprt {
@@ -280,11 +344,360 @@ impl Tally {
     }
 }
 
-/// An Elo estimate as `+12.3 [-4.5, +29.1]`.
+/// An Elo estimate as `+12.3 [-4.5, +29.1]`, with `n/a` for what has no
+/// meaning yet (see [`EloEstimate::meaningful`]): `n/a` for the whole
+/// estimate, or `-190.8 [n/a]` for its interval.
 fn elo_text(e: &EloEstimate) -> String {
     // Adding 0.0 turns -0.0 into 0.0, so that no "-0.0" is shown.
-    let [elo, lower, upper] = [e.elo, e.lower, e.upper].map(|v| v + 0.0);
-    format!("{elo:+.1} [{lower:+.1}, {upper:+.1}]")
+    match e.meaningful() {
+        (None, _) => "n/a".to_string(),
+        (Some(elo), None) => format!("{:+.1} [n/a]", elo + 0.0),
+        (Some(elo), Some((lower, upper))) => {
+            format!("{:+.1} [{:+.1}, {:+.1}]", elo + 0.0, lower + 0.0, upper + 0.0)
+        }
+    }
+}
+
+/// The likelihood of superiority as `97.7%`, or `n/a`.
+fn los_text(los: Option<f64>) -> String {
+    los.map_or("n/a".to_string(), |l| format!("{:.1}%", 100.0 * l))
+}
+
+/// `x` if it is finite, else `null`.
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// An Elo estimate as JSON: `{"elo", "lower", "upper"}`, `null` where
+/// [`elo_text`] shows `n/a`.
+fn elo_json(e: &EloEstimate) -> Value {
+    let (elo, interval) = e.meaningful();
+    json!({
+        "elo": elo,
+        "lower": interval.map(|i| i.0),
+        "upper": interval.map(|i| i.1),
+    })
+}
+
+/// Fault counts per kind as JSON, e.g. `{"illegal": 1, "timeout": 0, "crash": 0}`.
+fn faults_json(counts: &[u64; 4]) -> Value {
+    let map: serde_json::Map<String, Value> = Termination::ALL[1..]
+        .iter()
+        .map(|&t| (t.to_string(), json!(counts[t as usize])))
+        .collect();
+    Value::Object(map)
+}
+
+/// Fault counts per kind as text, e.g. `2 (1 illegal, 1 timeout)` or `none`.
+fn faults_text(counts: &[u64; 4]) -> String {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return "none".to_string();
+    }
+    let kinds: Vec<String> = Termination::ALL
+        .iter()
+        .filter(|&&t| counts[t as usize] > 0)
+        .map(|&t| format!("{} {t}", counts[t as usize]))
+        .collect();
+    format!("{total} ({})", kinds.join(", "))
+}
+
+/// The standings of a match of two or more engines: a [`Tally`] per
+/// pairing, in the order of the engines (pairing (i, j) with i < j, first
+/// engine i), and the rating table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standings {
+    /// The engines, in `--engine` order.
+    pub engines: Vec<String>,
+    /// The pairings by their engines' indices.
+    pairings: BTreeMap<(usize, usize), Tally>,
+}
+
+/// One row of the rating table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingRow {
+    /// The engine's name.
+    pub engine: String,
+    /// Its maximum-likelihood rating.
+    pub rating: Rating,
+    /// Its games.
+    pub games: u64,
+    /// Its points: wins and half the draws.
+    pub points: f64,
+}
+
+impl Standings {
+    /// Empty standings of `engines` with the pairings `pairings` (pairs of
+    /// engine indices, first below second); more pairings come with the
+    /// games added.
+    pub fn new(engines: Vec<String>, pairings: &[(usize, usize)]) -> Standings {
+        let mut standings = Standings {
+            engines,
+            pairings: BTreeMap::new(),
+        };
+        for &(a, b) in pairings {
+            standings.pairing(a, b);
+        }
+        standings
+    }
+
+    /// The tally of pairing (a, b), a < b, made if new.
+    fn pairing(&mut self, a: usize, b: usize) -> &mut Tally {
+        let names = [self.engines[a].clone(), self.engines[b].clone()];
+        self.pairings
+            .entry((a, b))
+            .or_insert_with(|| Tally::new(names))
+    }
+
+    /// The engine called `name`.
+    fn index(&self, name: &str) -> Option<usize> {
+        self.engines.iter().position(|e| e == name)
+    }
+
+    /// Counts a finished game in its pairing's tally and returns that tally.
+    /// Errors if it was not played by two of the engines.
+    pub fn add<G: ArenaGame>(&mut self, game: &GameRecord<G>) -> Result<&Tally, TallyError> {
+        let (x, o) = (self.index(&game.x), self.index(&game.o));
+        let (Some(x), Some(o)) = (x, o) else {
+            return Err(self.stranger(game));
+        };
+        if x == o {
+            return Err(self.stranger(game));
+        }
+        let tally = self.pairing(x.min(o), x.max(o));
+        tally.add(game)?;
+        Ok(tally)
+    }
+
+    /// The error for a game not played by two of the engines.
+    fn stranger<G: ArenaGame>(&self, game: &GameRecord<G>) -> TallyError {
+        TallyError {
+            game: game.game,
+            x: game.x.clone(),
+            o: game.o.clone(),
+            engine: match &self.engines[..] {
+                [one, _] => one.clone(),
+                all => format!("two of {}", all.join(", ")),
+            },
+        }
+    }
+
+    /// The pairings' tallies, in order.
+    pub fn tallies(&self) -> impl Iterator<Item = &Tally> {
+        self.pairings.values()
+    }
+
+    /// The number of games counted.
+    pub fn games(&self) -> u64 {
+        self.tallies().map(Tally::games).sum()
+    }
+
+    /// The status of every pairing, e.g. `a vs b 2-0-1, a vs c 0-0-1`
+    /// (wins, losses, draws of the first engine).
+    pub fn status(&self) -> String {
+        let parts: Vec<String> = self
+            .tallies()
+            .map(|t| {
+                let w = &t.wdl;
+                let [a, b] = &t.engines;
+                format!("{a} vs {b} {}-{}-{}", w.wins, w.losses, w.draws)
+            })
+            .collect();
+        parts.join(", ")
+    }
+
+    /// The faults of engine `engine` over all its pairings.
+    fn faults(&self, engine: usize) -> [u64; 4] {
+        let mut counts = [0; 4];
+        for (&(a, b), tally) in &self.pairings {
+            let side = if a == engine {
+                0
+            } else if b == engine {
+                1
+            } else {
+                continue;
+            };
+            for (total, n) in counts.iter_mut().zip(tally.faults_of(side)) {
+                *total += n;
+            }
+        }
+        counts
+    }
+
+    /// The rating table, best first: the maximum-likelihood rating of each
+    /// engine (see [`stats::ml_ratings`]; the first engine is fixed at 0),
+    /// its games and points. Engines without a rating come last, by score.
+    pub fn ratings(&self) -> Vec<RatingRow> {
+        let n = self.engines.len();
+        let scores: Vec<PairingScore> = self
+            .pairings
+            .iter()
+            .map(|(&(a, b), t)| PairingScore {
+                a,
+                b,
+                points: t.points(),
+                games: t.games(),
+            })
+            .collect();
+        let ratings = stats::ml_ratings(n, &scores);
+        let mut rows: Vec<RatingRow> = (0..n)
+            .map(|i| {
+                let mut games = 0;
+                let mut points = 0.0;
+                for s in &scores {
+                    if s.a == i {
+                        games += s.games;
+                        points += s.points;
+                    } else if s.b == i {
+                        games += s.games;
+                        points += s.games as f64 - s.points;
+                    }
+                }
+                RatingRow {
+                    engine: self.engines[i].clone(),
+                    rating: ratings[i],
+                    games,
+                    points,
+                }
+            })
+            .collect();
+        let score = |r: &RatingRow| {
+            if r.games == 0 {
+                0.0
+            } else {
+                r.points / r.games as f64
+            }
+        };
+        // Stable: equal engines keep the --engine order.
+        rows.sort_by(|p, q| match (p.rating.elo, q.rating.elo) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => score(q).total_cmp(&score(p)),
+        });
+        rows
+    }
+
+    /// The summary. With two engines the pairing's own summary (see
+    /// [`Tally::summary`]); with more, the score line of every pairing, its
+    /// Elo, LOS and pairs on one line, the rating table and the faults.
+    pub fn summary(&self, sprt: Option<&Sprt>) -> String {
+        if self.engines.len() == 2 {
+            let tally = self.pairings.values().next().cloned().unwrap_or_else(|| {
+                Tally::new([self.engines[0].clone(), self.engines[1].clone()])
+            });
+            return tally.summary(sprt);
+        }
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<12}{} ({} pairings, {} games)",
+            "engines",
+            self.engines.join(", "),
+            self.pairings.len(),
+            self.games()
+        );
+        for tally in self.tallies() {
+            let _ = writeln!(out, "{}", tally.score_line());
+        }
+        for tally in self.tallies() {
+            let p = &tally.penta.counts;
+            let _ = writeln!(
+                out,
+                "{:<12}{} vs {}: elo {}, penta {}, nelo {}, los {}, pairs {}: LL {} LD {} DD/WL {} WD {} WW {}",
+                "pairing",
+                tally.engines[0],
+                tally.engines[1],
+                elo_text(&stats::elo_trinomial(&tally.wdl)),
+                elo_text(&stats::elo_pentanomial(&tally.penta)),
+                elo_text(&stats::normalized_elo_pentanomial(&tally.penta)),
+                los_text(tally.los()),
+                tally.penta.pairs(),
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4]
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{:<12}maximum likelihood, {} fixed at 0, 95% intervals",
+            "ratings", self.engines[0]
+        );
+        let rows = self.ratings();
+        let width = rows.iter().map(|r| r.engine.len()).max().unwrap_or(0).max(6);
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<width$}  {:>7}  {:<16}  {:>5}  {:>6}",
+            "rank", "engine", "elo", "interval", "games", "score"
+        );
+        for (rank, row) in rows.iter().enumerate() {
+            let elo = row
+                .rating
+                .elo
+                .map_or("n/a".to_string(), |e| format!("{:+.1}", e + 0.0));
+            let interval = row.rating.interval.map_or("n/a".to_string(), |(l, u)| {
+                format!("[{:+.1}, {:+.1}]", l + 0.0, u + 0.0)
+            });
+            let score = if row.games == 0 {
+                "n/a".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * row.points / row.games as f64)
+            };
+            let _ = writeln!(
+                out,
+                "{:>6}  {:<width$}  {elo:>7}  {interval:<16}  {:>5}  {score:>6}",
+                rank + 1,
+                row.engine,
+                row.games
+            );
+        }
+        let faults: Vec<String> = (0..self.engines.len())
+            .map(|i| format!("{} {}", self.engines[i], faults_text(&self.faults(i))))
+            .collect();
+        let _ = writeln!(out, "{:<12}{}", "faults", faults.join(", "));
+        out
+    }
+
+    /// The standings as JSON: engines, games, every pairing (see
+    /// [`Tally::json`]; `sprt` applies with two engines), the rating table
+    /// and each engine's faults.
+    pub fn json(&self, sprt: Option<&Sprt>) -> Value {
+        let sprt = sprt.filter(|_| self.engines.len() == 2);
+        let pairings: Vec<Value> = self.tallies().map(|t| t.json(sprt)).collect();
+        let ratings: Vec<Value> = self
+            .ratings()
+            .iter()
+            .enumerate()
+            .map(|(rank, row)| {
+                json!({
+                    "rank": rank + 1,
+                    "engine": row.engine,
+                    "elo": row.rating.elo,
+                    "lower": row.rating.interval.map(|i| i.0),
+                    "upper": row.rating.interval.map(|i| i.1),
+                    "games": row.games,
+                    "points": row.points,
+                    "score": (row.games > 0).then(|| row.points / row.games as f64),
+                })
+            })
+            .collect();
+        let faults: serde_json::Map<String, Value> = (0..self.engines.len())
+            .map(|i| (self.engines[i].clone(), faults_json(&self.faults(i))))
+            .collect();
+        json!({
+            "engines": self.engines,
+            "games": self.games(),
+            "pairings": pairings,
+            "ratings": {
+                "model": "maximum likelihood (Bradley-Terry, draws half a point), 95% intervals from the Fisher information",
+                "anchor": self.engines.first(),
+                "table": ratings,
+            },
+            "faults": faults,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -332,8 +745,8 @@ mod tests {
         assert_eq!(tally.penta.counts, [0, 1, 1, 0, 0]);
         assert_eq!(tally.unpaired(), 1);
         assert_eq!(tally.games(), 5);
-        assert_eq!(tally.faults_text(0), "1 (1 illegal)");
-        assert_eq!(tally.faults_text(1), "1 (1 timeout)");
+        assert_eq!(faults_text(&tally.faults[0]), "1 (1 illegal)");
+        assert_eq!(faults_text(&tally.faults[1]), "1 (1 timeout)");
         let stranger = game(6, "other", "new", Outcome::Draw, Normal);
         assert_eq!(
             tally.add(&stranger).unwrap_err().to_string(),

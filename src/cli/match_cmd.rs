@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::arena::{self, ArenaError, Job, MatchConfig};
+use crate::arena::{self, ArenaError, Job, MatchConfig, Tournament};
 use crate::game::GameKind;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
@@ -18,12 +18,36 @@ Engines:
     cmd=PROGRAM          the program to run (required)
     arg=ARG              one argument for it (repeat for more, in order)
     name=NAME            its name in the output and record (default: the
-                         program's file name; -1/-2 appended if both are equal)
+                         program's file name; #1, #2.. (its place among the
+                         --engine values) appended where those are equal)
     proto=ugi|uci        the handshake to use (default: try `ugi`, and `uci`
                          if no `ugiok` comes within --startup-timeout)
     option.NAME=VALUE    sent as `setoption name NAME value VALUE` after the
                          handshake (repeat for more)
+    tc=BASE+INC, nodes=N, movetime=MS
+                         this engine's own limit, instead of --tc, --nodes or
+                         --movetime (at most one; e.g. odds matches)
   The engine's standard error is discarded.
+
+Tournaments:
+  With more than two engines, --tournament gauntlet plays the first engine
+  against each other one, --tournament round-robin every engine against
+  every other; --games is per pairing. Pairings are played in order
+  (1-2, 1-3, .., 2-3, ..) and every pairing plays the same openings. Each
+  pairing gets a `Score of A vs B: W - L - D  [score] N` line and one of
+  Elo, LOS and pairs, and the summary ends with a rating table: the
+  maximum-likelihood Elo of every engine (logistic model, a draw is half a
+  point), the first engine fixed at 0, with 95% intervals from the Fisher
+  information, best first. A figure without a meaning yet (no games, one
+  pair, no decisive game, an engine that won every game) is shown as n/a.
+  --sprt needs exactly two engines.
+
+Shards (a match spread over many machines):
+  --shard K/N plays only the pairs whose index i (from 0, over all pairings
+  in order) has i % N == K - 1, with the same openings, game numbers and
+  colours as the whole match; write each shard's games with --record, then
+  `ultimo match --merge SHARD1 SHARD2 ..` prints the summary of the whole
+  match, as if one run had played every game. --sprt cannot be sharded.
 
 Games:
   --game uttt (the default) or --game super15 (Super 1 al 5). For a game
@@ -31,13 +55,16 @@ Games:
   after the handshake (before any option.NAME=VALUE), so it must support the
   `Game` option (Ultimo does); openings, moves and the referee are the game's.
 
-Time controls (give exactly one):
+Time controls (give exactly one, or one per engine with tc=, nodes= or
+movetime= in its --engine; an engine's own overrides the option):
   --movetime MS   `go movetime MS`; a move may take MS + --timemargin.
   --nodes N       `go nodes N`; a move may take --move-timeout.
   --tc BASE+INC   each side has a clock of BASE seconds, INC added after each
                   of its moves. UGI engines get
                   `go p1time X p2time O p1inc I p2inc I`, UCI engines
                   `go wtime X btime O winc I binc I` (milliseconds; p1/w is x).
+                  An engine with its own clock against one without is told
+                  its own clock for both sides.
                   The runner measures each move and loses a side whose move
                   took longer than its clock + --timemargin.
   An illegal or unreadable move, a timeout, or an engine that exits loses the
@@ -66,22 +93,28 @@ Record (--record FILE, read back by --replay FILE):
   games (e.g. `variant super15`); --replay reads the game from it.
 
 Output:
-  Progress goes to standard error: one line per game, or an updating status
-  line when standard error is a terminal (no colours are ever used). The
-  summary goes to standard output.
+  Progress goes to standard error: one line per game with its pairing's
+  score line (and the SPRT's LLR and bounds), or an updating status line
+  when standard error is a terminal (games played, running, each pairing's
+  score; no colours are ever used). The summary goes to standard output;
+  --json FILE also writes it, with the settings, as JSON (null where the
+  text says n/a).
 
 Ctrl-C:
   The first Ctrl-C stops starting games and lets the running ones finish; a
   second aborts them (they are not counted). The summary is printed either way.";
 
-/// Play a match between two engines, or summarize a recorded one.
+/// Play a match between two engines or a tournament of more, or summarize recorded ones.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = MATCH_HELP)]
 pub struct MatchArgs {
-    /// An engine, given twice: "cmd=PROGRAM [arg=ARG].. [name=NAME] [proto=ugi|uci] [option.NAME=VALUE].."
+    /// An engine, given twice or more: "cmd=PROGRAM [arg=ARG].. [name=NAME] [proto=ugi|uci] [option.NAME=VALUE].. [tc=|nodes=|movetime=]"
     #[arg(long = "engine", value_name = "SPEC")]
     pub engines: Vec<String>,
-    /// Games to play, even: each opening is played twice with colours swapped
+    /// With more than two engines: the first against each other one, or every one against every other
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub tournament: Option<Tournament>,
+    /// Games to play (per pairing), even: each opening is played twice with colours swapped
     #[arg(long, value_name = "N", default_value_t = arena::DEFAULT_GAMES)]
     pub games: u64,
     /// Openings file: one per line, a FEN, `startpos` or moves from the empty board
@@ -132,9 +165,23 @@ pub struct MatchArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record"]
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "merge", "shard", "tournament"]
     )]
     pub replay: Option<PathBuf>,
+    /// Play only the K-th of N shares of the pairs (for a cluster); merge the records with --merge
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Play nothing: print the summary of the whole match from the records of its shards
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "shard", "tournament"]
+    )]
+    pub merge: Vec<PathBuf>,
+    /// Also write the summary (and the settings) as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 impl MatchArgs {
@@ -142,8 +189,16 @@ impl MatchArgs {
     pub fn job(self) -> Job {
         if let Some(record) = self.replay {
             return Job::Replay {
-                record,
+                records: vec![record],
                 sprt: self.sprt,
+                json: self.json,
+            };
+        }
+        if !self.merge.is_empty() {
+            return Job::Replay {
+                records: self.merge,
+                sprt: self.sprt,
+                json: self.json,
             };
         }
         Job::Match(MatchConfig {
@@ -162,6 +217,9 @@ impl MatchArgs {
             sprt: self.sprt,
             record: self.record,
             game: self.game,
+            tournament: self.tournament,
+            shard: self.shard,
+            json: self.json,
         })
     }
 }
@@ -222,6 +280,12 @@ mod tests {
             "0.1",
             "--record",
             "r.txt",
+            "--tournament",
+            "gauntlet",
+            "--shard",
+            "2/3",
+            "--json",
+            "s.json",
         ]);
         let expected = MatchConfig {
             engines: vec!["cmd=a".into(), "cmd=b".into()],
@@ -235,6 +299,9 @@ mod tests {
             concurrency: 2,
             sprt: Some(vec![-1.0, 2.0, 0.05, 0.1]),
             record: Some("r.txt".into()),
+            tournament: Some(Tournament::Gauntlet),
+            shard: Some("2/3".into()),
+            json: Some("s.json".into()),
             ..MatchConfig::default()
         };
         assert_eq!(got, Job::Match(expected));
@@ -245,8 +312,17 @@ mod tests {
         assert_eq!(
             job(&["--replay", "r.txt", "--sprt", "0", "5", "0.05", "0.05"]),
             Job::Replay {
-                record: "r.txt".into(),
-                sprt: Some(vec![0.0, 5.0, 0.05, 0.05])
+                records: vec!["r.txt".into()],
+                sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
+                json: None,
+            }
+        );
+        assert_eq!(
+            job(&["--merge", "a.txt", "b.txt", "--json", "s.json"]),
+            Job::Replay {
+                records: vec!["a.txt".into(), "b.txt".into()],
+                sprt: None,
+                json: Some("s.json".into()),
             }
         );
     }
@@ -261,5 +337,8 @@ mod tests {
         assert!(parse(&["--seed", "2"]));
         assert!(parse(&["--replay", "r", "--engine", "cmd=a"]));
         assert!(parse(&["--sprt", "0", "5"]));
+        assert!(parse(&["--merge", "a", "--engine", "cmd=a"]));
+        assert!(parse(&["--merge", "a", "--shard", "1/2"]));
+        assert!(parse(&["--tournament", "swiss"]));
     }
 }
