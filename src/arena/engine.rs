@@ -454,6 +454,7 @@ mod tests {
                 args: vec![],
                 options: vec![("Threads".into(), "1".into()), ("Hash".into(), "64".into())],
                 dialect: None,
+                control: None,
             }
         );
         let spec = EngineSpec::parse("  cmd=python3\targ=fake.py arg=--x=1 proto=uci ").unwrap();

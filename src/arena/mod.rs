@@ -1156,7 +1156,7 @@ mod tests {
         .unwrap();
         assert_eq!(plan.specs[0].name, "one");
         assert_eq!(plan.specs[1].name, "b");
-        assert_eq!(plan.settings.control, TimeControl::Nodes(100));
+        assert_eq!(plan.controls, [TimeControl::Nodes(100); 2]);
         assert_eq!(plan.settings.margin, Duration::from_millis(50));
         assert_eq!(plan.settings.move_timeout, Duration::from_secs(10));
         assert_eq!(plan.settings.startup_timeout, Duration::from_secs(5));
@@ -1166,7 +1166,7 @@ mod tests {
             "match: one vs b, 4 games, nodes 100, openings: startpos, concurrency 1"
         );
         let setups: Vec<(u64, u64, usize)> = (0..4)
-            .map(|i| plan.setup(i).unwrap())
+            .map(|i| plan.setup(i).unwrap().1)
             .map(|s| (s.game, s.pair, s.x_engine))
             .collect();
         assert_eq!(setups, [(1, 1, 0), (2, 1, 1), (3, 2, 0), (4, 2, 1)]);
@@ -1188,7 +1188,7 @@ mod tests {
                 .contains("tc 1+0.01 s, openings: 6 random plies, seed 9")
         );
         assert_eq!(plan.sprt.map(|s| s.elo1), Some(5.0));
-        let opening = |i| plan.setup(i).unwrap().opening;
+        let opening = |i| plan.setup(i).unwrap().1.opening;
         assert_eq!(opening(2), opening(3));
         assert_ne!(opening(1), opening(2));
     }
@@ -1299,7 +1299,7 @@ mod tests {
                 engines: vec!["cmd=a".into()],
                 ..nodes(5)
             },
-            "give exactly two engines with --engine (got 1)",
+            "give at least two engines with --engine (got 1)",
         );
         check(
             MatchConfig {
@@ -1323,7 +1323,7 @@ mod tests {
         };
         let plan = Plan::<crate::rules::Position>::new(&with_book(6)).unwrap();
         let shown: Vec<String> = (0..6)
-            .map(|i| plan.setup(i).unwrap().opening.to_string())
+            .map(|i| plan.setup(i).unwrap().1.opening.to_string())
             .collect();
         assert_eq!(shown, ["e5", "e5", "e5 e4", "e5 e4", "e5", "e5"]);
         std::fs::write(&path, "e5\nbad line\n").unwrap();
@@ -1353,7 +1353,7 @@ mod tests {
         };
         assert_eq!(
             game_text(&game, 10),
-            "game 3/10: base-new 0-1 (x (base) lost on time: no move within 150 ms)"
+            "game 3/10: base vs new 0-1 (x (base) lost on time: no move within 150 ms)"
         );
     }
 
@@ -1366,7 +1366,7 @@ mod tests {
             game 1; pair 1; x a; o b; opening startpos; moves e5; result 0-1; end crash; reason x\n";
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        replay(&path, None, &mut out).unwrap();
+        replay(std::slice::from_ref(&path), None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("games       1: W 0 D 0 L 1"), "{out}");
         assert!(out.contains("faults      a 1 (1 crash), b none"), "{out}");
@@ -1375,13 +1375,219 @@ mod tests {
             "{out}"
         );
         std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
-        let err = replay(&path, None, &mut Vec::new()).unwrap_err();
+        let err = replay(std::slice::from_ref(&path), None, &mut Vec::new()).unwrap_err();
         assert!(
             matches!(err, ArenaError::Record(RecordError::Line { line: 2, .. })),
             "{err:?}"
         );
         let err = err.to_string();
         assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Engines `a`, `b`, .. with `nodes` each, meeting as `tournament`.
+    fn many(names: &[&str], tournament: Option<Tournament>) -> MatchConfig {
+        MatchConfig {
+            engines: names.iter().map(|n| format!("cmd={n}")).collect(),
+            tournament,
+            ..nodes(5)
+        }
+    }
+
+    #[test]
+    fn gauntlets_and_round_robins_pair_the_engines() {
+        let names = ["a", "b", "c", "d"];
+        let plan = |t| Plan::<crate::rules::Position>::new(&many(&names, Some(t))).unwrap();
+        let pairings = |p: &Plan<crate::rules::Position>| -> Vec<[usize; 2]> {
+            p.pairings.iter().map(|p| p.engines).collect()
+        };
+        let gauntlet = plan(Tournament::Gauntlet);
+        assert_eq!(pairings(&gauntlet), [[0, 1], [0, 2], [0, 3]]);
+        assert_eq!(gauntlet.run_games(), 3 * DEFAULT_GAMES);
+        let round_robin = plan(Tournament::RoundRobin);
+        assert_eq!(
+            pairings(&round_robin),
+            [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+        );
+        assert_eq!(round_robin.run_games(), 6 * DEFAULT_GAMES);
+        assert!(
+            round_robin
+                .describe()
+                .starts_with("round-robin: a, b, c, d; 6 pairings of 100 games (600 games), nodes 5"),
+            "{}",
+            round_robin.describe()
+        );
+        // Two engines make one pairing, with or without --tournament.
+        let two = Plan::<crate::rules::Position>::new(&many(&names[..2], None)).unwrap();
+        assert_eq!(pairings(&two), [[0, 1]]);
+        let err = |config: MatchConfig| {
+            Plan::<crate::rules::Position>::new(&config)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(many(&names, None)),
+            "with 4 engines, say how they meet: --tournament gauntlet or round-robin"
+        );
+        assert_eq!(
+            err(MatchConfig {
+                sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
+                ..many(&names, Some(Tournament::Gauntlet))
+            }),
+            "--sprt needs exactly two engines (got 4)"
+        );
+    }
+
+    #[test]
+    fn every_pairing_plays_the_same_openings() {
+        let plan = Plan::<crate::rules::Position>::new(&MatchConfig {
+            games: 4,
+            random_plies: Some(4),
+            seed: Some(3),
+            ..many(&["a", "b", "c"], Some(Tournament::RoundRobin))
+        })
+        .unwrap();
+        assert_eq!(plan.run_games(), 12);
+        let setups: Vec<(usize, GameSetup<crate::rules::Position>)> =
+            (0..12).map(|i| plan.setup(i).unwrap()).collect();
+        let numbers: Vec<(usize, u64, u64, usize)> = setups
+            .iter()
+            .map(|(p, s)| (*p, s.game, s.pair, s.x_engine))
+            .collect();
+        assert_eq!(numbers[..4], [(0, 1, 1, 0), (0, 2, 1, 1), (0, 3, 2, 0), (0, 4, 2, 1)]);
+        assert_eq!(numbers[11], (2, 12, 6, 1));
+        // Pair p of each pairing starts from opening p.
+        for k in 0..3 {
+            assert_eq!(setups[4 * k].1.opening, setups[0].1.opening);
+            assert_eq!(setups[4 * k + 2].1.opening, setups[2].1.opening);
+        }
+        assert_ne!(setups[0].1.opening, setups[2].1.opening);
+    }
+
+    #[test]
+    fn shards_play_their_share_as_the_whole_match_would() {
+        let config = |shard: Option<&str>| MatchConfig {
+            games: 4,
+            random_plies: Some(4),
+            seed: Some(3),
+            shard: shard.map(String::from),
+            ..many(&["a", "b", "c"], Some(Tournament::RoundRobin))
+        };
+        let whole = Plan::<crate::rules::Position>::new(&config(None)).unwrap();
+        let key = |(p, s): (usize, GameSetup<crate::rules::Position>)| {
+            (p, s.game, s.pair, s.x_engine, s.opening.to_string())
+        };
+        let all: Vec<_> = (0..whole.run_games())
+            .map(|i| key(whole.setup(i).unwrap()))
+            .collect();
+        let mut union = Vec::new();
+        for k in 1..=4 {
+            let shard = Plan::<crate::rules::Position>::new(&config(Some(&format!("{k}/4")))).unwrap();
+            assert_eq!(shard.pairs, (0..6).filter(|i| i % 4 == k - 1).collect::<Vec<u64>>());
+            assert!(
+                shard.describe().ends_with(&format!("shard {k}/4: {} of 6 pairs", shard.pairs.len())),
+                "{}",
+                shard.describe()
+            );
+            union.extend((0..shard.run_games()).map(|i| key(shard.setup(i).unwrap())));
+        }
+        union.sort_by_key(|g| g.1);
+        assert_eq!(union, all);
+        // More shards than pairs: some play nothing.
+        let empty = Plan::<crate::rules::Position>::new(&config(Some("8/8"))).unwrap();
+        assert_eq!(empty.run_games(), 0);
+        for bad in ["0/2", "3/2", "1", "a/b", "1/0", "-1/2"] {
+            let err = Plan::<crate::rules::Position>::new(&config(Some(bad))).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("--shard '{bad}': expected K/N with 1 <= K <= N, e.g. 2/8")
+            );
+        }
+        let err = Plan::<crate::rules::Position>::new(&MatchConfig {
+            sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
+            shard: Some("1/2".into()),
+            ..nodes(5)
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "--sprt and --shard cannot be used together");
+    }
+
+    #[test]
+    fn each_engine_has_exactly_one_limit() {
+        let engines = |specs: &[&str]| specs.iter().map(|s| s.to_string()).collect();
+        let plan = |config: MatchConfig| Plan::<crate::rules::Position>::new(&config);
+        // Its own limit overrides the match's.
+        let odds = plan(MatchConfig {
+            engines: engines(&["cmd=a tc=2+0.1", "cmd=b"]),
+            nodes: Some(300),
+            ..MatchConfig::default()
+        })
+        .unwrap();
+        assert_eq!(
+            odds.controls,
+            [TimeControl::parse_clock("2+0.1").unwrap(), TimeControl::Nodes(300)]
+        );
+        assert_eq!(odds.pairings[0].controls, [odds.controls[0], odds.controls[1]]);
+        assert!(
+            odds.describe()
+                .starts_with("match: a (tc 2+0.1 s) vs b (nodes 300), 100 games, openings"),
+            "{}",
+            odds.describe()
+        );
+        // Every engine with its own: no match-wide limit needed.
+        let own = plan(MatchConfig {
+            engines: engines(&["cmd=a nodes=1", "cmd=b movetime=20"]),
+            ..MatchConfig::default()
+        })
+        .unwrap();
+        assert_eq!(own.controls[1], TimeControl::Movetime(Duration::from_millis(20)));
+        let err = plan(MatchConfig {
+            engines: engines(&["cmd=a nodes=1", "cmd=b"]),
+            ..MatchConfig::default()
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "engine b has no time control: give --movetime, --nodes or --tc, or movetime=, nodes= or tc= in its --engine"
+        );
+        let err = plan(MatchConfig {
+            engines: engines(&["cmd=a nodes=1 movetime=5", "cmd=b"]),
+            ..nodes(5)
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("give at most one of tc=, nodes= and movetime="), "{err}");
+    }
+
+    #[test]
+    fn merges_records_into_one_summary() {
+        let dir = std::env::temp_dir().join(format!("ultimo-merge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b, c) = (dir.join("a.txt"), dir.join("b.txt"), dir.join("c.txt"));
+        let game = |n: u64, x: &str, o: &str| {
+            format!(
+                "game {n}; pair {}; x {x}; o {o}; opening startpos; moves e5; result 0-1; end crash; reason x\n",
+                n.div_ceil(2)
+            )
+        };
+        std::fs::write(&a, format!("engines p q r\n{}", game(1, "p", "q"))).unwrap();
+        std::fs::write(&b, format!("engines p q r\n{}", game(3, "p", "r"))).unwrap();
+        std::fs::write(&c, format!("engines p q\n{}", game(3, "p", "q"))).unwrap();
+        let mut out = Vec::new();
+        let json = replay(&[a.clone(), b.clone()], None, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.starts_with("engines     p, q, r (2 pairings, 2 games)\n"), "{out}");
+        assert!(out.contains("Score of p vs q: 0 - 1 - 0  [0.000] 1\n"), "{out}");
+        assert!(out.contains("Score of p vs r: 0 - 1 - 0  [0.000] 1\n"), "{out}");
+        assert!(out.contains("a.txt: 1 games, every move legal\nrecord"), "{out}");
+        assert_eq!(json["standings"]["games"], 2);
+        assert_eq!(json["records"].as_array().unwrap().len(), 2);
+        let err = replay(&[a.clone(), c.clone()], None, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("its engines are p q, not p q r"), "{err}");
+        let err = replay(&[a.clone(), a.clone()], None, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("game 1 is in an earlier record too"), "{err}");
+        let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
+        let err = replay(&[a.clone()], Some(&sprt), &mut Vec::new()).unwrap_err();
+        assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

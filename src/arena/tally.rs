@@ -752,12 +752,21 @@ mod tests {
             tally.add(&stranger).unwrap_err().to_string(),
             "game 6 was played by other and new, not base"
         );
+        assert_eq!(tally.score_line(), "Score of base vs new: 2 - 2 - 1  [0.500] 5");
         assert_eq!(
-            tally.progress(),
+            tally.progress(None),
             format!(
-                "base W 2 D 1 L 2, score 50.0%, Elo {}",
+                "Score of base vs new: 2 - 2 - 1  [0.500] 5, Elo {}",
                 elo_text(&stats::elo_trinomial(&tally.wdl))
             )
+        );
+        // During an SPRT: the LLR and its bounds.
+        let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
+        let progress = tally.progress(Some(&sprt));
+        let llr = sprt.state(&tally.penta).llr;
+        assert!(
+            progress.ends_with(&format!(", LLR {llr:.2} (-2.94, 2.94)")),
+            "{progress}"
         );
     }
 
@@ -775,11 +784,18 @@ mod tests {
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
         let summary = tally.summary(Some(&sprt));
         let lines: Vec<&str> = summary.lines().collect();
+        let lines = {
+            assert_eq!(lines[0], "Score of base vs new: 2 - 0 - 1  [0.833] 3");
+            &lines[1..]
+        };
         assert_eq!(lines[0], "engines     base vs new (results for base)");
         assert_eq!(lines[1], "games       3: W 2 D 1 L 0");
         assert_eq!(lines[2], "score       83.3% (2.5 of 3)");
-        assert!(lines[3].starts_with("elo         +279.6 ["), "{}", lines[3]);
-        assert_eq!(lines[4], "elo penta   +inf [+inf, +inf] (pentanomial)");
+        // Wins and draws only: no upper end, so no interval.
+        assert_eq!(lines[3], "elo         +279.6 [n/a] (trinomial)");
+        // One pair, all won: no finite figure at all.
+        assert_eq!(lines[4], "elo penta   n/a (pentanomial)");
+        assert_eq!(lines[5], "nelo        n/a (normalized, pentanomial)");
         assert!(lines[6].starts_with("los         9"), "{}", lines[6]);
         assert_eq!(
             lines[7],
@@ -797,7 +813,7 @@ mod tests {
             lines[9]
         );
         assert_eq!(lines.len(), 10);
-        assert_eq!(tally.summary(None).lines().count(), 9);
+        assert_eq!(tally.summary(None).lines().count(), 10);
     }
 
     #[test]
@@ -805,17 +821,144 @@ mod tests {
         let summary = Tally::new(engines()).summary(None);
         assert!(summary.contains("games       0: W 0 D 0 L 0"), "{summary}");
         assert!(summary.contains("score       50.0% (0 of 0)"), "{summary}");
-        assert!(
-            summary.contains("elo         +0.0 [-inf, +inf]"),
-            "{summary}"
-        );
-        assert!(summary.contains("los         50.0%"), "{summary}");
+        assert!(summary.contains("elo         n/a (trinomial)"), "{summary}");
+        assert!(summary.contains("nelo        n/a (normalized"), "{summary}");
+        assert!(summary.contains("los         n/a"), "{summary}");
         let e = EloEstimate {
             elo: -0.0,
             lower: -1.0,
-            upper: f64::INFINITY,
+            upper: 2.0,
         };
-        assert_eq!(elo_text(&e), "+0.0 [-1.0, +inf]");
+        assert_eq!(elo_text(&e), "+0.0 [-1.0, +2.0]");
+        let json = Tally::new(engines()).json(None);
+        assert_eq!(json["elo"], json!({"elo": null, "lower": null, "upper": null}));
+        assert_eq!(json["los"], Value::Null);
+    }
+
+    #[test]
+    fn one_pair_has_no_interval() {
+        // The issue's case: after one pair LD, `elo penta -190.8 [-190.8,
+        // -190.8]` and `nelo -inf` were shown.
+        let mut tally = Tally::new(engines());
+        tally.add(&game(1, "base", "new", O_WINS, Termination::Normal)).unwrap();
+        tally.add(&game(2, "new", "base", Outcome::Draw, Termination::Normal)).unwrap();
+        let summary = tally.summary(None);
+        assert!(summary.contains("elo penta   -190.8 [n/a] (pentanomial)"), "{summary}");
+        assert!(summary.contains("nelo        n/a (normalized"), "{summary}");
+        assert!(!summary.contains("inf") && !summary.contains("NaN"), "{summary}");
+        let json = tally.json(None);
+        assert_eq!(json["nelo"]["elo"], Value::Null);
+        assert_eq!(json["elo_pentanomial"]["lower"], Value::Null);
+        assert!(json["elo_pentanomial"]["elo"].as_f64().unwrap() < -190.0);
+    }
+
+    /// The games of a round robin of `p`, `q` and `r`: p beats q 2-0, q and r
+    /// draw twice, r beats p 1-0 with a draw.
+    fn round_robin() -> Standings {
+        use Termination::Normal;
+        let names = ["p", "q", "r"].map(String::from).to_vec();
+        let mut standings = Standings::new(names, &[(0, 1), (0, 2), (1, 2)]);
+        for g in [
+            game(1, "p", "q", X_WINS, Normal),
+            game(2, "q", "p", O_WINS, Normal),
+            game(3, "p", "r", O_WINS, Normal),
+            game(4, "r", "p", Outcome::Draw, Normal),
+            game(5, "q", "r", Outcome::Draw, Normal),
+            game(6, "r", "q", Outcome::Draw, Termination::Timeout),
+        ] {
+            standings.add(&g).unwrap_or_else(|e| panic!("{e}"));
+        }
+        standings
+    }
+
+    #[test]
+    fn standings_of_a_round_robin() {
+        let standings = round_robin();
+        assert_eq!(standings.games(), 6);
+        assert_eq!(standings.status(), "p vs q 2-0-0, p vs r 0-1-1, q vs r 0-0-2");
+        let summary = standings.summary(None);
+        let lines: Vec<&str> = summary.lines().collect();
+        assert_eq!(lines[0], "engines     p, q, r (3 pairings, 6 games)");
+        assert_eq!(lines[1], "Score of p vs q: 2 - 0 - 0  [1.000] 2");
+        assert_eq!(lines[2], "Score of p vs r: 0 - 1 - 1  [0.250] 2");
+        assert_eq!(lines[3], "Score of q vs r: 0 - 0 - 2  [0.500] 2");
+        assert!(lines[4].starts_with("pairing     p vs q: elo n/a, penta n/a, nelo n/a, los 9"), "{}", lines[4]);
+        assert!(lines[6].contains("q vs r: elo +0.0 [n/a], penta +0.0 [n/a], nelo n/a, los n/a, pairs 1: LL 0 LD 0 DD/WL 1 WD 0 WW 0"), "{}", lines[6]);
+        assert_eq!(lines[7], "ratings     maximum likelihood, p fixed at 0, 95% intervals");
+        assert!(lines[8].trim_start().starts_with("rank  engine"), "{}", lines[8]);
+        assert_eq!(lines.len(), 13, "{summary}");
+        assert_eq!(lines[12], "faults      p none, q none, r none");
+        // q scored nothing against p but drew r, who scored against p: a
+        // finite maximum; r above p above q.
+        let rows = standings.ratings();
+        let order: Vec<&str> = rows.iter().map(|r| r.engine.as_str()).collect();
+        assert_eq!(order, ["r", "p", "q"]);
+        assert!(rows.iter().all(|r| r.rating.elo.is_some()));
+        assert_eq!(rows[1].rating.interval, None, "p is fixed");
+        assert_eq!((rows[0].games, rows[0].points), (4, 2.5));
+        assert!(lines[9].contains("r ") && lines[9].ends_with("62.5%"), "{}", lines[9]);
+        let stranger = game(7, "p", "p", X_WINS, Termination::Normal);
+        let mut standings = standings;
+        assert_eq!(
+            standings.add(&stranger).unwrap_err().to_string(),
+            "game 7 was played by p and p, not two of p, q, r"
+        );
+    }
+
+    #[test]
+    fn an_engine_that_won_everything_has_no_rating() {
+        use Termination::Normal;
+        let names = ["p", "q", "r"].map(String::from).to_vec();
+        let mut standings = Standings::new(names, &[(0, 1), (0, 2)]);
+        for g in [
+            game(1, "p", "q", X_WINS, Normal),
+            game(2, "q", "p", O_WINS, Normal),
+            game(3, "p", "r", X_WINS, Normal),
+            game(4, "r", "p", O_WINS, Normal),
+        ] {
+            standings.add(&g).unwrap();
+        }
+        let summary = standings.summary(None);
+        assert!(!summary.contains("inf") && !summary.contains("NaN"), "{summary}");
+        let rows = standings.ratings();
+        assert_eq!(rows[0].engine, "p");
+        assert!(rows[1].rating.elo.is_none() && rows[2].rating.elo.is_none());
+        let json = standings.json(None);
+        assert_eq!(json["ratings"]["table"][1]["elo"], Value::Null);
+        assert_eq!(json["ratings"]["table"][1]["score"], json!(0.0));
+    }
+
+    #[test]
+    fn json_of_the_standings() {
+        let json = round_robin().json(None);
+        assert_eq!(json["engines"], json!(["p", "q", "r"]));
+        assert_eq!(json["games"], 6);
+        let pairings = json["pairings"].as_array().unwrap();
+        assert_eq!(pairings.len(), 3);
+        let first = &pairings[0];
+        assert_eq!(first["engines"], json!(["p", "q"]));
+        assert_eq!((first["wins"].clone(), first["draws"].clone(), first["losses"].clone()), (json!(2), json!(0), json!(0)));
+        assert_eq!(first["pentanomial"], json!([0, 0, 0, 0, 1]));
+        assert_eq!(first["sprt"], Value::Null);
+        assert!(first["los"].as_f64().unwrap() > 0.9);
+        let keys = ["elo", "elo_pentanomial", "nelo"];
+        for key in keys {
+            assert!(first[key].get("lower").is_some(), "{key}");
+        }
+        let table = json["ratings"]["table"].as_array().unwrap();
+        assert_eq!(table.len(), 3);
+        assert_eq!(table[0]["engine"], "r");
+        assert_eq!(table[0]["rank"], 1);
+        assert!(table[0]["lower"].as_f64().unwrap() < table[0]["elo"].as_f64().unwrap());
+        assert_eq!(json["ratings"]["anchor"], "p");
+        assert_eq!(json["faults"]["q"], json!({"illegal": 0, "timeout": 0, "crash": 0}));
+        // Two engines: the SPRT's state in the pairing.
+        let mut two = Standings::new(vec!["a".into(), "b".into()], &[(0, 1)]);
+        two.add(&game(1, "a", "b", X_WINS, Termination::Normal)).unwrap();
+        let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
+        let json = two.json(Some(&sprt));
+        assert_eq!(json["pairings"][0]["sprt"]["decision"], "continue");
+        assert_eq!(json["pairings"][0]["sprt"]["elo1"], json!(5.0));
     }
 
     #[test]
