@@ -390,7 +390,10 @@ mod tests {
         let margin = ms(50);
         let timeout = ms(5000);
         let movetime = GameClock::new(TimeControl::Movetime(ms(100)), margin, timeout);
-        assert_eq!(movetime.go_command(Player::X, Dialect::Ugi), "go movetime 100");
+        assert_eq!(
+            movetime.go_command(Player::X, Dialect::Ugi),
+            "go movetime 100"
+        );
         let nodes = GameClock::new(TimeControl::Nodes(200), margin, timeout);
         assert_eq!(nodes.go_command(Player::X, Dialect::Uci), "go nodes 200");
         let tc = TimeControl::parse_clock("1+0.01").unwrap();

@@ -125,7 +125,9 @@ pub enum SpecProblem {
     #[error("a quote is not closed, or a backslash ends the text")]
     Unbalanced,
     /// A word without `=`.
-    #[error("'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME, tc, nodes, movetime)")]
+    #[error(
+        "'{0}' is not key=value (keys: cmd, arg, name, proto, option.NAME, tc, nodes, movetime)"
+    )]
     NotKeyValue(String),
     /// A word with nothing after `=`.
     #[error("'{0}' has no value")]
@@ -468,7 +470,10 @@ mod tests {
             limit("cmd=a movetime=20"),
             Some(TimeControl::Movetime(Duration::from_millis(20)))
         );
-        assert_eq!(limit("cmd=a tc=1+0.1"), TimeControl::parse_clock("1+0.1").ok());
+        assert_eq!(
+            limit("cmd=a tc=1+0.1"),
+            TimeControl::parse_clock("1+0.1").ok()
+        );
         assert_eq!(EngineSpec::parse("cmd=/usr/bin/").unwrap().name, "engine");
         let spec = EngineSpec::parse(r#"cmd="/my engines/ultimo" arg="a b""#).unwrap();
         assert_eq!(spec.program, "/my engines/ultimo");
@@ -521,8 +526,14 @@ mod tests {
             ("cmd=\"a", "a quote is not closed"),
             ("cmd=a\\", "a backslash ends the text"),
             ("cmd=a threads=1", "unknown key 'threads'"),
-            ("cmd=a nodes=5 tc=1+0.1", "at most one of tc=, nodes= and movetime="),
-            ("cmd=a nodes=many", "nodes= must be a whole number, got 'many'"),
+            (
+                "cmd=a nodes=5 tc=1+0.1",
+                "at most one of tc=, nodes= and movetime=",
+            ),
+            (
+                "cmd=a nodes=many",
+                "nodes= must be a whole number, got 'many'",
+            ),
             ("cmd=a movetime=-1", "movetime= must be a whole number"),
             ("cmd=a nodes=0", "--nodes must be at least 1"),
             ("cmd=a tc=x", "--tc x: the base time 'x' is not a number"),

@@ -363,7 +363,10 @@ fn replay_game<G: ArenaGame>(
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
     let records = read_records::<G>(texts)?;
-    let engines = records.first().map(|r| r.engines.clone()).unwrap_or_default();
+    let engines = records
+        .first()
+        .map(|r| r.engines.clone())
+        .unwrap_or_default();
     if engines.len() > 2 && sprt.is_some() {
         return Err(ArenaError::SprtEngines(engines.len()));
     }
@@ -590,7 +593,11 @@ impl<G: ArenaGame> Plan<G> {
     /// Each engine's time control: its own `tc=`, `nodes=` or `movetime=`,
     /// else the match's `--tc`, `--nodes` or `--movetime`.
     fn controls(args: &MatchConfig, specs: &[EngineSpec]) -> Result<Vec<TimeControl>, ArenaError> {
-        let given = [args.movetime.is_some(), args.nodes.is_some(), args.tc.is_some()];
+        let given = [
+            args.movetime.is_some(),
+            args.nodes.is_some(),
+            args.tc.is_some(),
+        ];
         let global = match given.iter().filter(|&&g| g).count() {
             0 if specs.iter().all(|s| s.control.is_none()) => {
                 return Err(ClockError::NotOne.into());
@@ -668,7 +675,11 @@ impl<G: ArenaGame> Plan<G> {
         let head = match self.tournament.filter(|_| self.specs.len() > 2) {
             None => {
                 let (engines, common) = self.engines_text(" vs ");
-                format!("match: {engines}, {} games{game}{}", self.games, control(common))
+                format!(
+                    "match: {engines}, {} games{game}{}",
+                    self.games,
+                    control(common)
+                )
             }
             Some(t) => {
                 let (engines, common) = self.engines_text(", ");
@@ -944,7 +955,9 @@ impl<G: ArenaGame> Referee<'_, G> {
         };
         self.progress.game(&text, &score, &status, fault);
         let decided = match (&self.plan.sprt, self.standings.tallies().next()) {
-            (Some(sprt), Some(tally)) => sprt.state(&tally.penta).decision() != SprtDecision::Continue,
+            (Some(sprt), Some(tally)) => {
+                sprt.state(&tally.penta).decision() != SprtDecision::Continue
+            }
             _ => false,
         };
         if decided {
@@ -1411,9 +1424,9 @@ mod tests {
         );
         assert_eq!(round_robin.run_games(), 6 * DEFAULT_GAMES);
         assert!(
-            round_robin
-                .describe()
-                .starts_with("round-robin: a, b, c, d; 6 pairings of 100 games (600 games), nodes 5"),
+            round_robin.describe().starts_with(
+                "round-robin: a, b, c, d; 6 pairings of 100 games (600 games), nodes 5"
+            ),
             "{}",
             round_robin.describe()
         );
@@ -1454,7 +1467,10 @@ mod tests {
             .iter()
             .map(|(p, s)| (*p, s.game, s.pair, s.x_engine))
             .collect();
-        assert_eq!(numbers[..4], [(0, 1, 1, 0), (0, 2, 1, 1), (0, 3, 2, 0), (0, 4, 2, 1)]);
+        assert_eq!(
+            numbers[..4],
+            [(0, 1, 1, 0), (0, 2, 1, 1), (0, 3, 2, 0), (0, 4, 2, 1)]
+        );
         assert_eq!(numbers[11], (2, 12, 6, 1));
         // Pair p of each pairing starts from opening p.
         for k in 0..3 {
@@ -1482,10 +1498,16 @@ mod tests {
             .collect();
         let mut union = Vec::new();
         for k in 1..=4 {
-            let shard = Plan::<crate::rules::Position>::new(&config(Some(&format!("{k}/4")))).unwrap();
-            assert_eq!(shard.pairs, (0..6).filter(|i| i % 4 == k - 1).collect::<Vec<u64>>());
+            let shard =
+                Plan::<crate::rules::Position>::new(&config(Some(&format!("{k}/4")))).unwrap();
+            assert_eq!(
+                shard.pairs,
+                (0..6).filter(|i| i % 4 == k - 1).collect::<Vec<u64>>()
+            );
             assert!(
-                shard.describe().ends_with(&format!("shard {k}/4: {} of 6 pairs", shard.pairs.len())),
+                shard
+                    .describe()
+                    .ends_with(&format!("shard {k}/4: {} of 6 pairs", shard.pairs.len())),
                 "{}",
                 shard.describe()
             );
@@ -1509,7 +1531,10 @@ mod tests {
             ..nodes(5)
         })
         .unwrap_err();
-        assert_eq!(err.to_string(), "--sprt and --shard cannot be used together");
+        assert_eq!(
+            err.to_string(),
+            "--sprt and --shard cannot be used together"
+        );
     }
 
     #[test]
@@ -1525,9 +1550,15 @@ mod tests {
         .unwrap();
         assert_eq!(
             odds.controls,
-            [TimeControl::parse_clock("2+0.1").unwrap(), TimeControl::Nodes(300)]
+            [
+                TimeControl::parse_clock("2+0.1").unwrap(),
+                TimeControl::Nodes(300)
+            ]
         );
-        assert_eq!(odds.pairings[0].controls, [odds.controls[0], odds.controls[1]]);
+        assert_eq!(
+            odds.pairings[0].controls,
+            [odds.controls[0], odds.controls[1]]
+        );
         assert!(
             odds.describe()
                 .starts_with("match: a (tc 2+0.1 s) vs b (nodes 300), 100 games, openings"),
@@ -1540,7 +1571,10 @@ mod tests {
             ..MatchConfig::default()
         })
         .unwrap();
-        assert_eq!(own.controls[1], TimeControl::Movetime(Duration::from_millis(20)));
+        assert_eq!(
+            own.controls[1],
+            TimeControl::Movetime(Duration::from_millis(20))
+        );
         let err = plan(MatchConfig {
             engines: engines(&["cmd=a nodes=1", "cmd=b"]),
             ..MatchConfig::default()
@@ -1555,7 +1589,11 @@ mod tests {
             ..nodes(5)
         })
         .unwrap_err();
-        assert!(err.to_string().contains("give at most one of tc=, nodes= and movetime="), "{err}");
+        assert!(
+            err.to_string()
+                .contains("give at most one of tc=, nodes= and movetime="),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1575,16 +1613,35 @@ mod tests {
         let mut out = Vec::new();
         let json = replay(&[a.clone(), b.clone()], None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
-        assert!(out.starts_with("engines     p, q, r (2 pairings, 2 games)\n"), "{out}");
-        assert!(out.contains("Score of p vs q: 0 - 1 - 0  [0.000] 1\n"), "{out}");
-        assert!(out.contains("Score of p vs r: 0 - 1 - 0  [0.000] 1\n"), "{out}");
-        assert!(out.contains("a.txt: 1 games, every move legal\nrecord"), "{out}");
+        assert!(
+            out.starts_with("engines     p, q, r (2 pairings, 2 games)\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Score of p vs q: 0 - 1 - 0  [0.000] 1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Score of p vs r: 0 - 1 - 0  [0.000] 1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("a.txt: 1 games, every move legal\nrecord"),
+            "{out}"
+        );
         assert_eq!(json["standings"]["games"], 2);
         assert_eq!(json["records"].as_array().unwrap().len(), 2);
         let err = replay(&[a.clone(), c.clone()], None, &mut Vec::new()).unwrap_err();
-        assert!(err.to_string().contains("its engines are p q, not p q r"), "{err}");
+        assert!(
+            err.to_string().contains("its engines are p q, not p q r"),
+            "{err}"
+        );
         let err = replay(&[a.clone(), a.clone()], None, &mut Vec::new()).unwrap_err();
-        assert!(err.to_string().contains("game 1 is in an earlier record too"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("game 1 is in an earlier record too"),
+            "{err}"
+        );
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
         let err = replay(&[a.clone()], Some(&sprt), &mut Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");

@@ -525,7 +525,10 @@ impl<G: ArenaGame> Record<G> {
                         return Err(at(RecordLineError::SecondEngines));
                     }
                     let names: Vec<String> = rest.split_whitespace().map(String::from).collect();
-                    let distinct = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+                    let distinct = names
+                        .iter()
+                        .enumerate()
+                        .all(|(i, n)| !names[..i].contains(n));
                     if names.len() < 2 || !distinct {
                         return Err(at(RecordLineError::Engines(shorten(rest))));
                     }

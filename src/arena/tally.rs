@@ -353,7 +353,12 @@ fn elo_text(e: &EloEstimate) -> String {
         (None, _) => "n/a".to_string(),
         (Some(elo), None) => format!("{:+.1} [n/a]", elo + 0.0),
         (Some(elo), Some((lower, upper))) => {
-            format!("{:+.1} [{:+.1}, {:+.1}]", elo + 0.0, lower + 0.0, upper + 0.0)
+            format!(
+                "{:+.1} [{:+.1}, {:+.1}]",
+                elo + 0.0,
+                lower + 0.0,
+                upper + 0.0
+            )
         }
     }
 }
@@ -583,9 +588,10 @@ impl Standings {
     /// Elo, LOS and pairs on one line, the rating table and the faults.
     pub fn summary(&self, sprt: Option<&Sprt>) -> String {
         if self.engines.len() == 2 {
-            let tally = self.pairings.values().next().cloned().unwrap_or_else(|| {
-                Tally::new([self.engines[0].clone(), self.engines[1].clone()])
-            });
+            let tally =
+                self.pairings.values().next().cloned().unwrap_or_else(|| {
+                    Tally::new([self.engines[0].clone(), self.engines[1].clone()])
+                });
             return tally.summary(sprt);
         }
         let mut out = String::new();
@@ -626,7 +632,12 @@ impl Standings {
             "ratings", self.engines[0]
         );
         let rows = self.ratings();
-        let width = rows.iter().map(|r| r.engine.len()).max().unwrap_or(0).max(6);
+        let width = rows
+            .iter()
+            .map(|r| r.engine.len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
         let _ = writeln!(
             out,
             "{:>6}  {:<width$}  {:>7}  {:<16}  {:>5}  {:>6}",
@@ -752,7 +763,10 @@ mod tests {
             tally.add(&stranger).unwrap_err().to_string(),
             "game 6 was played by other and new, not base"
         );
-        assert_eq!(tally.score_line(), "Score of base vs new: 2 - 2 - 1  [0.500] 5");
+        assert_eq!(
+            tally.score_line(),
+            "Score of base vs new: 2 - 2 - 1  [0.500] 5"
+        );
         assert_eq!(
             tally.progress(None),
             format!(
@@ -831,7 +845,10 @@ mod tests {
         };
         assert_eq!(elo_text(&e), "+0.0 [-1.0, +2.0]");
         let json = Tally::new(engines()).json(None);
-        assert_eq!(json["elo"], json!({"elo": null, "lower": null, "upper": null}));
+        assert_eq!(
+            json["elo"],
+            json!({"elo": null, "lower": null, "upper": null})
+        );
         assert_eq!(json["los"], Value::Null);
     }
 
@@ -840,12 +857,22 @@ mod tests {
         // The case: after one pair LD, `elo penta -190.8 [-190.8,
         // -190.8]` and `nelo -inf` were shown.
         let mut tally = Tally::new(engines());
-        tally.add(&game(1, "base", "new", O_WINS, Termination::Normal)).unwrap();
-        tally.add(&game(2, "new", "base", Outcome::Draw, Termination::Normal)).unwrap();
+        tally
+            .add(&game(1, "base", "new", O_WINS, Termination::Normal))
+            .unwrap();
+        tally
+            .add(&game(2, "new", "base", Outcome::Draw, Termination::Normal))
+            .unwrap();
         let summary = tally.summary(None);
-        assert!(summary.contains("elo penta   -190.8 [n/a] (pentanomial)"), "{summary}");
+        assert!(
+            summary.contains("elo penta   -190.8 [n/a] (pentanomial)"),
+            "{summary}"
+        );
         assert!(summary.contains("nelo        n/a (normalized"), "{summary}");
-        assert!(!summary.contains("inf") && !summary.contains("NaN"), "{summary}");
+        assert!(
+            !summary.contains("inf") && !summary.contains("NaN"),
+            "{summary}"
+        );
         let json = tally.json(None);
         assert_eq!(json["nelo"]["elo"], Value::Null);
         assert_eq!(json["elo_pentanomial"]["lower"], Value::Null);
@@ -875,17 +902,31 @@ mod tests {
     fn standings_of_a_round_robin() {
         let standings = round_robin();
         assert_eq!(standings.games(), 6);
-        assert_eq!(standings.status(), "p vs q 2-0-0, p vs r 0-1-1, q vs r 0-0-2");
+        assert_eq!(
+            standings.status(),
+            "p vs q 2-0-0, p vs r 0-1-1, q vs r 0-0-2"
+        );
         let summary = standings.summary(None);
         let lines: Vec<&str> = summary.lines().collect();
         assert_eq!(lines[0], "engines     p, q, r (3 pairings, 6 games)");
         assert_eq!(lines[1], "Score of p vs q: 2 - 0 - 0  [1.000] 2");
         assert_eq!(lines[2], "Score of p vs r: 0 - 1 - 1  [0.250] 2");
         assert_eq!(lines[3], "Score of q vs r: 0 - 0 - 2  [0.500] 2");
-        assert!(lines[4].starts_with("pairing     p vs q: elo n/a, penta n/a, nelo n/a, los 9"), "{}", lines[4]);
+        assert!(
+            lines[4].starts_with("pairing     p vs q: elo n/a, penta n/a, nelo n/a, los 9"),
+            "{}",
+            lines[4]
+        );
         assert!(lines[6].contains("q vs r: elo +0.0 [n/a], penta +0.0 [n/a], nelo n/a, los n/a, pairs 1: LL 0 LD 0 DD/WL 1 WD 0 WW 0"), "{}", lines[6]);
-        assert_eq!(lines[7], "ratings     maximum likelihood, p fixed at 0, 95% intervals");
-        assert!(lines[8].trim_start().starts_with("rank  engine"), "{}", lines[8]);
+        assert_eq!(
+            lines[7],
+            "ratings     maximum likelihood, p fixed at 0, 95% intervals"
+        );
+        assert!(
+            lines[8].trim_start().starts_with("rank  engine"),
+            "{}",
+            lines[8]
+        );
         assert_eq!(lines.len(), 13, "{summary}");
         assert_eq!(lines[12], "faults      p none, q none, r none");
         // q scored nothing against p but drew r, who scored against p: a
@@ -896,7 +937,11 @@ mod tests {
         assert!(rows.iter().all(|r| r.rating.elo.is_some()));
         assert_eq!(rows[1].rating.interval, None, "p is fixed");
         assert_eq!((rows[0].games, rows[0].points), (4, 2.5));
-        assert!(lines[9].contains("r ") && lines[9].ends_with("62.5%"), "{}", lines[9]);
+        assert!(
+            lines[9].contains("r ") && lines[9].ends_with("62.5%"),
+            "{}",
+            lines[9]
+        );
         let stranger = game(7, "p", "p", X_WINS, Termination::Normal);
         let mut standings = standings;
         assert_eq!(
@@ -919,7 +964,10 @@ mod tests {
             standings.add(&g).unwrap();
         }
         let summary = standings.summary(None);
-        assert!(!summary.contains("inf") && !summary.contains("NaN"), "{summary}");
+        assert!(
+            !summary.contains("inf") && !summary.contains("NaN"),
+            "{summary}"
+        );
         let rows = standings.ratings();
         assert_eq!(rows[0].engine, "p");
         assert!(rows[1].rating.elo.is_none() && rows[2].rating.elo.is_none());
@@ -937,7 +985,14 @@ mod tests {
         assert_eq!(pairings.len(), 3);
         let first = &pairings[0];
         assert_eq!(first["engines"], json!(["p", "q"]));
-        assert_eq!((first["wins"].clone(), first["draws"].clone(), first["losses"].clone()), (json!(2), json!(0), json!(0)));
+        assert_eq!(
+            (
+                first["wins"].clone(),
+                first["draws"].clone(),
+                first["losses"].clone()
+            ),
+            (json!(2), json!(0), json!(0))
+        );
         assert_eq!(first["pentanomial"], json!([0, 0, 0, 0, 1]));
         assert_eq!(first["sprt"], Value::Null);
         assert!(first["los"].as_f64().unwrap() > 0.9);
@@ -951,10 +1006,14 @@ mod tests {
         assert_eq!(table[0]["rank"], 1);
         assert!(table[0]["lower"].as_f64().unwrap() < table[0]["elo"].as_f64().unwrap());
         assert_eq!(json["ratings"]["anchor"], "p");
-        assert_eq!(json["faults"]["q"], json!({"illegal": 0, "timeout": 0, "crash": 0}));
+        assert_eq!(
+            json["faults"]["q"],
+            json!({"illegal": 0, "timeout": 0, "crash": 0})
+        );
         // Two engines: the SPRT's state in the pairing.
         let mut two = Standings::new(vec!["a".into(), "b".into()], &[(0, 1)]);
-        two.add(&game(1, "a", "b", X_WINS, Termination::Normal)).unwrap();
+        two.add(&game(1, "a", "b", X_WINS, Termination::Normal))
+            .unwrap();
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
         let json = two.json(Some(&sprt));
         assert_eq!(json["pairings"][0]["sprt"]["decision"], "continue");

@@ -1,0 +1,350 @@
+//! `ultimo match` with more than two engines, per-engine limits, shards and
+//! merges, driven through the real binary with Ultimo itself at small fixed
+//! node counts (one thread, so every search is repeatable).
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
+
+/// Ultimo as an engine called `name` with `extra` keys (e.g. `nodes=20`).
+fn ultimo(name: &str, extra: &str) -> String {
+    format!(r#"cmd="{ULTIMO}" name={name} option.Threads=1 option.Hash=16 {extra}"#)
+}
+
+/// Runs `ultimo match` with `args` from the package's root.
+fn ultimo_match(args: &[&str]) -> Output {
+    Command::new(ULTIMO)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ultimo runs")
+}
+
+/// Standard output, after checking that the run succeeded.
+fn success(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        output.status
+    );
+    stdout
+}
+
+/// Standard error of a run that failed with status 2 and no panic.
+fn failure(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// The statistics of a summary: every line but `end`, `time` and `record`.
+fn statistics(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| {
+            !["end ", "time ", "record "]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .collect()
+}
+
+/// A folder of this test's files, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ultimo-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    /// The path of `file` in the folder, as text.
+    fn file(&self, file: &str) -> String {
+        self.0.join(file).to_str().expect("UTF-8").to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The JSON file at `path`.
+fn json(path: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(Path::new(path)).expect("JSON written");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+#[test]
+fn three_ultimo_settings_play_a_round_robin() {
+    let dir = TempDir::new("round-robin");
+    let (a, b, c) = (
+        ultimo("n10", "nodes=10"),
+        ultimo("n40", "nodes=40"),
+        ultimo("n160", "nodes=160"),
+    );
+    let summary = dir.file("summary.json");
+    let output = ultimo_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--engine",
+        &c,
+        "--tournament",
+        "round-robin",
+        "--games",
+        "2",
+        "--random-plies",
+        "4",
+        "--seed",
+        "2",
+        "--json",
+        &summary,
+    ]);
+    let out = success(&output);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "engines     n10, n40, n160 (3 pairings, 6 games)");
+    for (line, pairing) in lines[1..4]
+        .iter()
+        .zip(["n10 vs n40", "n10 vs n160", "n40 vs n160"])
+    {
+        assert!(line.starts_with(&format!("Score of {pairing}: ")), "{out}");
+        assert!(line.ends_with("] 2"), "{out}");
+    }
+    assert_eq!(
+        lines[7],
+        "ratings     maximum likelihood, n10 fixed at 0, 95% intervals"
+    );
+    let table = &lines[9..12];
+    for name in ["n10", "n40", "n160"] {
+        assert_eq!(
+            table
+                .iter()
+                .filter(|l| l.contains(&format!(" {name} ")))
+                .count(),
+            1,
+            "{out}"
+        );
+    }
+    assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
+    assert!(out.contains("end         all 6 games played"), "{out}");
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        progress.starts_with("round-robin: n10 (nodes 10), n40 (nodes 40), n160 (nodes 160); 3 pairings of 2 games (6 games), openings"),
+        "{progress}"
+    );
+    assert!(progress.contains("game 6/6: n160 vs n40 "), "{progress}");
+    assert!(progress.contains("; Score of n40 vs n160: "), "{progress}");
+
+    let json = json(&summary);
+    assert_eq!(json["settings"]["tournament"], "round-robin");
+    assert_eq!(json["settings"]["engines"][2]["control"], "nodes 160");
+    assert_eq!(json["standings"]["games"], 6);
+    assert_eq!(json["standings"]["pairings"].as_array().unwrap().len(), 3);
+    let table = json["standings"]["ratings"]["table"].as_array().unwrap();
+    assert_eq!(table.len(), 3);
+    for row in table {
+        assert_eq!(row["games"], 4);
+        assert!(row["elo"].is_null() || row["elo"].is_f64(), "{row}");
+    }
+    assert_eq!(json["end"], "all 6 games played");
+}
+
+#[test]
+fn a_gauntlet_pairs_the_first_engine_with_each_other() {
+    let engines: Vec<String> = (0..4).map(|i| ultimo(&format!("e{i}"), "")).collect();
+    let mut args = vec![];
+    for e in &engines {
+        args.extend(["--engine", e.as_str()]);
+    }
+    args.extend([
+        "--tournament",
+        "gauntlet",
+        "--nodes",
+        "5",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    let out = success(&ultimo_match(&args));
+    let scores: Vec<&str> = out.lines().filter(|l| l.starts_with("Score of ")).collect();
+    assert_eq!(scores.len(), 3, "{out}");
+    for (line, other) in scores.iter().zip(["e1", "e2", "e3"]) {
+        assert!(
+            line.starts_with(&format!("Score of e0 vs {other}: ")),
+            "{out}"
+        );
+    }
+    assert!(
+        out.starts_with("engines     e0, e1, e2, e3 (3 pairings, 6 games)"),
+        "{out}"
+    );
+
+    // Without --tournament, or with an SPRT, more than two engines are refused.
+    let err = failure(&ultimo_match(&args[..args.len() - 8]));
+    assert!(
+        err.contains(
+            "error: with 4 engines, say how they meet: --tournament gauntlet or round-robin"
+        ),
+        "{err}"
+    );
+    let mut sprt = args.clone();
+    sprt.extend(["--sprt", "0", "5", "0.05", "0.05"]);
+    let err = failure(&ultimo_match(&sprt));
+    assert!(
+        err.contains("error: --sprt needs exactly two engines (got 4)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn each_engine_gets_its_own_time_control() {
+    let dir = TempDir::new("own-limits");
+    let (log_a, log_b) = (dir.file("a.log"), dir.file("b.log"));
+    let logged = |log: &str, name: &str, limit: &str| {
+        format!(
+            r#"cmd=sh arg=tests/engines/logged.sh "arg={log}" "arg={ULTIMO}" name={name} option.Threads=1 option.Hash=16 {limit}"#
+        )
+    };
+    let (a, b) = (
+        logged(&log_a, "a", "nodes=7"),
+        logged(&log_b, "b", "tc=1+0.01"),
+    );
+    let output = ultimo_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--movetime",
+        "1",
+        "--games",
+        "2",
+    ]);
+    let out = success(&output);
+    assert!(out.contains("end         all 2 games played"), "{out}");
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        progress.starts_with("match: a (nodes 7) vs b (tc 1+0.01 s), 2 games, openings"),
+        "{progress}"
+    );
+    let go_lines = |log: &str| -> Vec<String> {
+        std::fs::read_to_string(log)
+            .expect("log written")
+            .lines()
+            .filter(|l| l.starts_with("go "))
+            .map(String::from)
+            .collect()
+    };
+    let (go_a, go_b) = (go_lines(&log_a), go_lines(&log_b));
+    assert!(!go_a.is_empty() && !go_b.is_empty());
+    assert!(go_a.iter().all(|l| l == "go nodes 7"), "{go_a:?}");
+    // b's own clock, told for both sides (a has no clock), 10 ms increments.
+    assert!(
+        go_b.iter()
+            .all(|l| l.starts_with("go p1time ") && l.ends_with(" p1inc 10 p2inc 10")),
+        "{go_b:?}"
+    );
+    assert!(
+        go_b.iter()
+            .any(|l| l.starts_with("go p1time 1000 p2time 1000 ")),
+        "{go_b:?}"
+    );
+}
+
+#[test]
+fn sharded_and_merged_equals_the_whole_match() {
+    let dir = TempDir::new("shards");
+    let engines = [
+        ultimo("a", "nodes=30"),
+        ultimo("b", "nodes=60"),
+        ultimo("c", "nodes=90"),
+    ];
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = Vec::new();
+        for e in &engines {
+            args.extend(["--engine".to_string(), e.clone()]);
+        }
+        for a in [
+            "--tournament",
+            "round-robin",
+            "--games",
+            "4",
+            "--random-plies",
+            "4",
+            "--seed",
+            "5",
+        ] {
+            args.push(a.to_string());
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        success(&ultimo_match(&args))
+    };
+    let (whole_json, merged_json) = (dir.file("whole.json"), dir.file("merged.json"));
+    // The whole match plays its games two at a time, in another order.
+    let whole = run(base(&["--concurrency", "2", "--json", &whole_json]));
+    let shards: Vec<String> = (1..=2)
+        .map(|k| dir.file(&format!("shard-{k}.txt")))
+        .collect();
+    for (k, shard) in shards.iter().enumerate() {
+        let out = run(base(&[
+            "--shard",
+            &format!("{}/2", k + 1),
+            "--record",
+            shard,
+        ]));
+        assert!(out.contains("end         all 6 games played"), "{out}");
+    }
+    let merged = success(&ultimo_match(&[
+        "--merge",
+        &shards[0],
+        &shards[1],
+        "--json",
+        &merged_json,
+    ]));
+    assert_eq!(statistics(&merged), statistics(&whole));
+    assert!(
+        merged.contains("shard-2.txt: 6 games, every move legal"),
+        "{merged}"
+    );
+    assert_eq!(
+        json(&merged_json)["standings"],
+        json(&whole_json)["standings"]
+    );
+    // Shard 1 played the pairs 1, 3, 5 (games 1-2, 5-6, 9-10).
+    let record = std::fs::read_to_string(&shards[0]).unwrap();
+    let games: Vec<&str> = record
+        .lines()
+        .filter_map(|l| l.strip_prefix("game "))
+        .map(|l| l.split(';').next().unwrap())
+        .collect();
+    assert_eq!(games, ["1", "2", "5", "6", "9", "10"]);
+}
+
+#[test]
+fn default_names_of_equal_programs_are_numbered() {
+    let plain = format!(r#"cmd="{ULTIMO}" option.Threads=1 option.Hash=16"#);
+    let output = ultimo_match(&[
+        "--engine", &plain, "--engine", &plain, "--nodes", "5", "--games", "2",
+    ]);
+    let out = success(&output);
+    assert!(out.starts_with("Score of ultimo#1 vs ultimo#2: "), "{out}");
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        progress.contains("game 1/2: ultimo#1 vs ultimo#2 "),
+        "{progress}"
+    );
+}
