@@ -348,18 +348,22 @@ impl Tally {
 /// meaning yet (see [`EloEstimate::meaningful`]): `n/a` for the whole
 /// estimate, or `-190.8 [n/a]` for its interval.
 fn elo_text(e: &EloEstimate) -> String {
-    // Adding 0.0 turns -0.0 into 0.0, so that no "-0.0" is shown.
     match e.meaningful() {
         (None, _) => "n/a".to_string(),
-        (Some(elo), None) => format!("{:+.1} [n/a]", elo + 0.0),
+        (Some(elo), None) => format!("{} [n/a]", signed(elo)),
         (Some(elo), Some((lower, upper))) => {
-            format!(
-                "{:+.1} [{:+.1}, {:+.1}]",
-                elo + 0.0,
-                lower + 0.0,
-                upper + 0.0
-            )
+            format!("{} [{}, {}]", signed(elo), signed(lower), signed(upper))
         }
+    }
+}
+
+/// `x` with its sign and one decimal, e.g. `+12.3`; never `-0.0`.
+fn signed(x: f64) -> String {
+    let text = format!("{x:+.1}");
+    if text == "-0.0" {
+        "+0.0".to_string()
+    } else {
+        text
     }
 }
 
@@ -644,12 +648,9 @@ impl Standings {
             "rank", "engine", "elo", "interval", "games", "score"
         );
         for (rank, row) in rows.iter().enumerate() {
-            let elo = row
-                .rating
-                .elo
-                .map_or("n/a".to_string(), |e| format!("{:+.1}", e + 0.0));
+            let elo = row.rating.elo.map_or("n/a".to_string(), signed);
             let interval = row.rating.interval.map_or("n/a".to_string(), |(l, u)| {
-                format!("[{:+.1}, {:+.1}]", l + 0.0, u + 0.0)
+                format!("[{}, {}]", signed(l), signed(u))
             });
             let score = if row.games == 0 {
                 "n/a".to_string()
@@ -844,6 +845,12 @@ mod tests {
             upper: 2.0,
         };
         assert_eq!(elo_text(&e), "+0.0 [-1.0, +2.0]");
+        let tiny = EloEstimate {
+            elo: -1e-9,
+            lower: -0.01,
+            upper: 5.0,
+        };
+        assert_eq!(elo_text(&tiny), "+0.0 [+0.0, +5.0]");
         let json = Tally::new(engines()).json(None);
         assert_eq!(
             json["elo"],
