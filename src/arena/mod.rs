@@ -947,12 +947,11 @@ impl<G: ArenaGame> Referee<'_, G> {
         let played = self.standings.games();
         let running = self.started.load(Ordering::SeqCst).saturating_sub(played);
         let total = self.plan.run_games();
-        let status = if self.plan.specs.len() == 2 {
-            format!("{played}/{total} games: {score}")
-        } else {
-            let pairings = self.standings.status();
-            format!("{played}/{total} games, {running} running: {pairings}")
+        let pairings = match self.plan.specs.len() {
+            2 => score.clone(),
+            _ => self.standings.status(),
         };
+        let status = format!("{played}/{total} games, {running} running: {pairings}");
         self.progress.game(&text, &score, &status, fault);
         let decided = match (&self.plan.sprt, self.standings.tallies().next()) {
             (Some(sprt), Some(tally)) => {
@@ -1643,7 +1642,7 @@ mod tests {
             "{err}"
         );
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
-        let err = replay(&[a.clone()], Some(&sprt), &mut Vec::new()).unwrap_err();
+        let err = replay(std::slice::from_ref(&a), Some(&sprt), &mut Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -798,13 +798,12 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         rows.swap(col, pivot);
-        for i in 0..m {
-            if i != col {
-                let factor = rows[i][col] / rows[col][col];
-                if factor != 0.0 {
-                    for k in col..=m {
-                        rows[i][k] -= factor * rows[col][k];
-                    }
+        let pivot_row = rows[col].clone();
+        for (i, row) in rows.iter_mut().enumerate() {
+            let factor = row[col] / pivot_row[col];
+            if i != col && factor != 0.0 {
+                for (value, &p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *value -= factor * p;
                 }
             }
         }

@@ -91,7 +91,7 @@ enum Command {
     ///
     /// Referees every move with Ultimo's rules and reports the first
     /// engine's score, Elo, LOS and an optional SPRT.
-    Match(match_cmd::MatchArgs),
+    Match(Box<match_cmd::MatchArgs>),
     /// Play and analyse in the browser: a board, engines, analysis lines
     ///
     /// Serves a page on 127.0.0.1 (a free port unless --port) and prints
@@ -264,7 +264,7 @@ pub fn main() -> ExitCode {
                 play::<crate::super15::Position>(side, time, nodes, &position, &search)
             }
         },
-        Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
+        Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench { threads, game }) => {
             let mut out = io::stdout().lock();
