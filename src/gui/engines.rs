@@ -705,5 +705,9 @@ mod tests {
         assert!(parse_info::<rules::Position>("info depth 3 nodes 5", Player::X).is_none());
         assert!(parse_info::<rules::Position>("info score cp x pv e5", Player::X).is_none());
         assert!(parse_info::<rules::Position>("info pv z9", Player::X).is_none());
+        let (_, line, _) =
+            parse_info::<super15::Position>("info score cp 10 pv e2e3 e7e6", Player::X).unwrap();
+        assert_eq!(line.pv, ["e2e3", "e7e6"]);
+        assert!(parse_info::<super15::Position>("info score cp 10 pv e5", Player::X).is_none());
     }
 }
