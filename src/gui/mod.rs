@@ -1,5 +1,6 @@
 //! `ultimo gui`: a board in the browser that plays, analyses and hosts
-//! UGI/UCI engines.
+//! UGI/UCI engines, for Ultimate Tic-Tac-Toe and Super 1 al 5 (the page
+//! chooses; see [`game`]).
 //!
 //! A small synchronous HTTP server (`tiny_http`) on loopback serves the
 //! page (HTML, CSS and JavaScript compiled into the binary), a stream of
