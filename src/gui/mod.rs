@@ -536,9 +536,9 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
         Command::Restart { seat } => Err(GuiError::BadRequest(format!("there is no seat {seat}"))),
         command => {
             let took = s.turn_started.elapsed();
-            let before = s.moves().len();
+            let before = s.line().len();
             let r = s.apply(command, took);
-            if s.moves().len() != before {
+            if s.line().len() != before {
                 s.turn_started = Instant::now();
             }
             r

@@ -87,8 +87,10 @@ pub struct AnalysisView {
     pub ms: u64,
     /// Best lines first.
     pub lines: Vec<LineView>,
-    /// Share of the visits per cell in permille, by grid index (row * 9 +
-    /// col from the top-left); empty when the engine does not say.
+    /// Share of the visits per cell in permille: in Ultimate Tic-Tac-Toe
+    /// by grid index (row * 9 + col from the top-left), in Super 1 al 5 by
+    /// the cell where the moves stop (`10 * rank + file`); empty when the
+    /// engine does not say.
     pub heat: Vec<u32>,
 }
 
