@@ -16,8 +16,8 @@
 //! [Termination "normal"]
 //! [PlyCount "3"]
 //!
-//! 1. e5 {book} e4 {+0.61/8 0.100s} 2. d4 {-0.12/7 0.098s, x has three boards
-//! in a line} 1-0
+//! 1. e5 {book} 1... e4 {+0.61/8 0.100s} 2. d2 {-0.12/7 0.098s, x has three
+//! boards in a line} 1-0
 //! ```
 //!
 //! - The Seven Tag Roster first (Event, Site, Date `YYYY.MM.DD` or

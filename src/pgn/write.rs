@@ -72,16 +72,10 @@ pub(super) fn note_text(note: &MoveNote) -> String {
     text
 }
 
-impl fmt::Display for PgnGame {
-    /// The game in PGN: tags, a blank line, the movetext wrapped at 80
-    /// columns and ending with the result, and a line break.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (name, value) in &self.tags {
-            writeln!(f, "[{name} \"{}\"]", escape(value))?;
-        }
-        if !self.tags.is_empty() {
-            writeln!(f)?;
-        }
+impl PgnGame {
+    /// The movetext: the moves numbered, with their comments, and the
+    /// result, wrapped at 80 columns, with a line break at the end.
+    pub fn movetext(&self) -> String {
         let mut words: Vec<String> = Vec::new();
         if let Some(comment) = &self.comment {
             comment_words(comment, &mut words);
@@ -104,20 +98,36 @@ impl fmt::Display for PgnGame {
             turn = turn.next();
         }
         words.push(self.result.as_str().to_string());
+        let mut text = String::new();
         let mut width = 0;
         for word in &words {
             if width > 0 && width + 1 + word.len() > LINE_WIDTH {
-                writeln!(f)?;
+                text.push('\n');
                 width = 0;
             }
             if width > 0 {
-                f.write_char(' ')?;
+                text.push(' ');
                 width += 1;
             }
-            f.write_str(word)?;
+            text.push_str(word);
             width += word.len();
         }
-        writeln!(f)
+        text.push('\n');
+        text
+    }
+}
+
+impl fmt::Display for PgnGame {
+    /// The game in PGN: tags, a blank line, the movetext wrapped at 80
+    /// columns and ending with the result, and a line break.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, value) in &self.tags {
+            writeln!(f, "[{name} \"{}\"]", escape(value))?;
+        }
+        if !self.tags.is_empty() {
+            writeln!(f)?;
+        }
+        f.write_str(&self.movetext())
     }
 }
 
