@@ -64,10 +64,10 @@ Record (--pgnout FILE, read back by --replay FILE):
     16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
   (each tag on a line of its own). White plays x (first), Black o; Event
   names the match and its start (UTC), Round is the game's number and Pair
-  its pair. The opening's moves are marked
-  {book}, or a set-up position is the FEN tag (with SetUp \"1\"). Each engine
-  move has the score (from the mover's view, +M5/-M3 for mates) and depth
-  of the engine's last info line and the time the runner measured.
+  its pair. The opening's moves are marked {book}, or a set-up position is
+  the FEN tag (with SetUp \"1\"). Each engine move has the score (from the
+  mover's view, +M5/-M3 for mates) and depth of the engine's last info line
+  and the time the runner measured.
   TimeControl is BASE+INC (seconds), movetime=MSms or nodes=N; Termination
   is normal, illegal move, time forfeit or abandoned (an engine exited or
   could not start), and the reason in words ends the last move's comment.
