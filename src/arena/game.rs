@@ -11,6 +11,7 @@ use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::openings::{ArenaGame, Opening, TextProblem};
 use crate::arena::record::{GameRecord, Termination, sanitize};
 use crate::game::{GameKind, Outcome};
+use crate::pgn::MoveNote;
 use crate::rules::Position;
 
 /// The settings every game of a match shares.
@@ -157,10 +158,13 @@ pub fn play_game<G: ArenaGame>(
     setup: &GameSetup<G>,
     abort: &AtomicBool,
 ) -> Option<GameRecord<G>> {
-    let mut moves = Vec::new();
+    let mut played = Played {
+        moves: Vec::new(),
+        notes: Vec::new(),
+    };
     let mut pos = setup.opening.position();
     let result = prepare(slots, specs, settings, abort)
-        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut moves, abort));
+        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut played, abort));
     let (outcome, termination, reason) = match result {
         Ok(()) => {
             let outcome = pos.outcome()?;
@@ -181,7 +185,8 @@ pub fn play_game<G: ArenaGame>(
         x: name(Player::X),
         o: name(Player::O),
         opening: setup.opening.clone(),
-        moves,
+        moves: played.moves,
+        notes: played.notes,
         outcome,
         termination,
         reason: sanitize(&reason, 200),
@@ -214,14 +219,23 @@ fn prepare(
     Ok(())
 }
 
+/// The moves played so far, each with the engine's note on it.
+struct Played<G: ArenaGame> {
+    moves: Vec<G::Move>,
+    notes: Vec<MoveNote>,
+}
+
 /// Plays moves until the game is over: sends the position and `go` to the
-/// side to move, times its answer, and referees its move.
+/// side to move, times its answer, and referees its move. The note on each
+/// move is the score and depth of the engine's last `info` line with a
+/// score before its `bestmove` (of its last `info` line when none has one),
+/// and the time the runner measured.
 fn play_moves<G: ArenaGame>(
     slots: &mut [Option<Engine>; 2],
     settings: &GameSettings,
     setup: &GameSetup<G>,
     pos: &mut G,
-    moves: &mut Vec<G::Move>,
+    played: &mut Played<G>,
     abort: &AtomicBool,
 ) -> Result<(), Halt> {
     let mut clock = GameClock::new(settings.control, settings.margin, settings.move_timeout);
@@ -233,15 +247,23 @@ fn play_moves<G: ArenaGame>(
         };
         let crashed = |e| Halt::from_error(index, e, "failed to move");
         engine
-            .send(&setup.opening.position_command(moves))
+            .send(&setup.opening.position_command(&played.moves))
             .map_err(crashed)?;
         engine
             .send(&clock.go_command(engine.dialect))
             .map_err(crashed)?;
         let sent = Instant::now();
         let limit = clock.limit(side);
+        let mut note = MoveNote::default();
         let (arrived, line) = engine
-            .wait_for(limit, abort, |l| l.starts_with("bestmove"))
+            .wait_for(limit, abort, |l| {
+                if let Some(info) = MoveNote::from_info(l)
+                    && (info.score.is_some() || note.score.is_none())
+                {
+                    note = info;
+                }
+                l.starts_with("bestmove")
+            })
             .map_err(|e| match e {
                 EngineError::Timeout(_) => {
                     let why = format!("lost on time: no move within {} ms", limit.as_millis());
@@ -259,7 +281,9 @@ fn play_moves<G: ArenaGame>(
         })?;
         let mv = referee(pos, &line)
             .map_err(|e| Halt::fault(index, Termination::Illegal, e.to_string()))?;
-        moves.push(mv);
+        note.time_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+        played.moves.push(mv);
+        played.notes.push(note);
     }
     Ok(())
 }

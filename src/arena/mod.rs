@@ -6,7 +6,8 @@
 //! - [`game`]: one game, refereed.
 //! - [`clock`]: time controls and the referee's clocks.
 //! - [`openings`]: openings from a file or random moves.
-//! - [`record`]: the record file, written and read back (`--replay`).
+//! - [`record`]: the games in PGN, appended to `--pgnout` and read back
+//!   (`--replay`).
 //! - [`tally`]: the running score and the summary.
 //!
 //! [`run`] takes a [`Job`]: a match ([`MatchConfig`], the settings as given,
@@ -32,7 +33,7 @@ mod signal;
 pub mod stats;
 pub mod tally;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -44,9 +45,10 @@ use clock::{ClockError, TimeControl};
 use engine::{Engine, EngineError, EngineSpec, EngineSpecError};
 use game::{GameSettings, GameSetup};
 use openings::{ArenaGame, OpeningBook, OpeningError, OpeningsFileError};
-use record::{GameRecord, Record, RecordError};
+use record::{GameRecord, MatchTags, Record, RecordError};
 
 use crate::game::GameKind;
+use crate::pgn::{self, PgnGame, PgnNotation};
 use tally::{Sprt, SprtError, Tally, TallyError};
 
 use crate::arena::stats::SprtDecision;
@@ -108,10 +110,18 @@ pub enum ArenaError {
         /// Why.
         problem: io::Error,
     },
-    /// A file that cannot be created.
-    #[error("cannot create {}: {problem}", .path.display())]
+    /// A file that cannot be opened for writing.
+    #[error("cannot open {} for writing: {problem}", .path.display())]
     Create {
         /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A directory that cannot be created.
+    #[error("cannot create {}: {problem}", .path.display())]
+    CreateDir {
+        /// The directory.
         path: PathBuf,
         /// Why.
         problem: io::Error,
@@ -150,10 +160,10 @@ pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
 pub enum Job {
     /// Play a match.
     Match(MatchConfig),
-    /// Play nothing: read a record file back, check every game with the
-    /// rules and print its summary.
+    /// Play nothing: read a PGN file of a match back, check every game with
+    /// the rules and print its summary.
     Replay {
-        /// The record file.
+        /// The PGN file.
         record: PathBuf,
         /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
         sprt: Option<Vec<f64>>,
@@ -191,7 +201,7 @@ pub struct MatchConfig {
     pub concurrency: usize,
     /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
     pub sprt: Option<Vec<f64>>,
-    /// The record file to write.
+    /// The PGN file every game is appended to (`--pgnout`).
     pub record: Option<PathBuf>,
     /// The directory where each engine's standard error is appended to
     /// `NAME.log` (created if missing); without it, it is discarded.
@@ -240,24 +250,28 @@ pub fn run(job: &Job) -> Result<(), ArenaError> {
     }
 }
 
-/// Prints the summary of the record file at `path` after checking it.
+/// Prints the summary of the PGN file at `path` after checking it. The
+/// game is the first game's `Variant`.
 fn replay(path: &Path, sprt: Option<&Sprt>, out: &mut impl Write) -> Result<(), ArenaError> {
     let name = path.display().to_string();
     let text = read(path)?;
-    match record::record_game(&text) {
-        GameKind::Uttt => replay_game::<crate::rules::Position>(&text, &name, sprt, out),
-        GameKind::Super15 => replay_game::<crate::super15::Position>(&text, &name, sprt, out),
+    let games = pgn::read(&text, &name).map_err(RecordError::from)?;
+    // An unknown variant is reported by the game's replay.
+    let kind = games.first().and_then(PgnGame::kind).unwrap_or_default();
+    match kind {
+        GameKind::Uttt => replay_game::<crate::rules::Position>(&games, &name, sprt, out),
+        GameKind::Super15 => replay_game::<crate::super15::Position>(&games, &name, sprt, out),
     }
 }
 
-/// Prints the summary of the record `text` of game `G`, from file `name`.
-fn replay_game<G: ArenaGame>(
-    text: &str,
+/// Prints the summary of the `games` of game `G`, from file `name`.
+fn replay_game<G: ArenaGame + PgnNotation>(
+    games: &[PgnGame],
     name: &str,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<(), ArenaError> {
-    let record = Record::<G>::parse(text, name)?;
+    let record = Record::<G>::from_games(games, name)?;
     let mut tally = Tally::new(record.engines.clone());
     for game in &record.games {
         tally.add(game)?;
@@ -399,41 +413,67 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(0)
 }
 
-/// The record file being written.
+/// Seconds since 1970 (UTC), for the PGN's dates.
+fn unix_seconds() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The PGN file the games are appended to.
 struct RecordFile {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The tags every game shares (the date is set per game).
+    tags: MatchTags,
 }
 
 impl RecordFile {
-    /// Creates the file and writes its header and `engines` line.
+    /// Opens the file to append to, creating it if missing (it is never
+    /// truncated). The games' `Event` is the match's start (UTC, to the
+    /// millisecond), which tells the matches in one file apart.
     fn create<G: ArenaGame>(path: &Path, plan: &Plan<G>) -> Result<RecordFile, ArenaError> {
-        let file = File::create(path).map_err(|problem| ArenaError::Create {
-            path: path.to_path_buf(),
-            problem,
-        })?;
-        let mut record = RecordFile {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|problem| ArenaError::Create {
+                path: path.to_path_buf(),
+                problem,
+            })?;
+        // To the millisecond: matches run one after another into the same
+        // file start in the same second.
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let secs = (now / 1000) as u64;
+        let time = secs % 86_400;
+        let event = format!(
+            "ultimo match {} {:02}:{:02}:{:02}.{:03}",
+            pgn::date_from_unix(secs),
+            time / 3600,
+            time / 60 % 60,
+            time % 60,
+            now % 1000
+        );
+        Ok(RecordFile {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
-        };
-        let variant = match G::KIND {
-            GameKind::Uttt => String::new(),
-            kind => format!("\nvariant {kind}"),
-        };
-        let header = format!(
-            "{}\n# {}{variant}\nengines {} {}",
-            record::HEADER,
-            plan.describe(),
-            plan.specs[0].name,
-            plan.specs[1].name
-        );
-        record.write_line(&header)?;
-        Ok(record)
+            tags: MatchTags {
+                event,
+                site: "?".to_string(),
+                date: pgn::UNKNOWN_DATE.to_string(),
+                time_control: record::time_control_tag(&plan.settings.control),
+            },
+        })
     }
 
-    /// Writes a line and flushes it, so the file is complete at any moment.
-    fn write_line(&mut self, line: &str) -> Result<(), ArenaError> {
-        writeln!(self.out, "{line}")
+    /// Appends a finished game (dated today) and a blank line, and flushes
+    /// them, so the file is complete at any moment.
+    fn write_game<G: ArenaGame>(&mut self, game: &GameRecord<G>) -> Result<(), ArenaError> {
+        self.tags.date = pgn::date_from_unix(unix_seconds());
+        let text = game.to_pgn(&self.tags).to_string();
+        writeln!(self.out, "{text}")
             .and_then(|_| self.out.flush())
             .map_err(|problem| ArenaError::Write {
                 path: self.path.clone(),
@@ -517,7 +557,7 @@ enum Stop {
     Aborted,
     /// The SPRT decided.
     Sprt,
-    /// An error: the record could not be written, or no opening made.
+    /// An error: the PGN file could not be written, or no opening made.
     Failed,
     /// SIGTERM or SIGHUP (named): running games aborted.
     Terminated(&'static str),
@@ -585,7 +625,7 @@ impl<G: ArenaGame> Referee<'_, G> {
             return self.fail(e.into());
         }
         if let Some(file) = self.record.as_mut()
-            && let Err(e) = file.write_line(&game.to_string())
+            && let Err(e) = file.write_game(&game)
         {
             self.fail(e);
         }
@@ -649,7 +689,7 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     // started) however the runner is stopped.
     let signals = signal::install();
     if let Some(dir) = &plan.settings.log {
-        std::fs::create_dir_all(dir).map_err(|problem| ArenaError::Create {
+        std::fs::create_dir_all(dir).map_err(|problem| ArenaError::CreateDir {
             path: dir.clone(),
             problem,
         })?;
@@ -1018,6 +1058,7 @@ mod tests {
             o: "new".into(),
             opening: openings::Opening::<crate::rules::Position>::Moves(vec![]),
             moves: vec![],
+            notes: vec![],
             outcome: crate::game::Outcome::Win(crate::game::Player::O),
             termination: record::Termination::Timeout,
             reason: "x (base) lost on time: no move within 150 ms".into(),
@@ -1029,12 +1070,12 @@ mod tests {
     }
 
     #[test]
-    fn replays_a_record() {
+    fn replays_a_pgn_file() {
         let dir = std::env::temp_dir().join(format!("ultimo-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("games.txt");
-        let text = "engines a b\n\
-            game 1; pair 1; x a; o b; opening startpos; moves e5; result 0-1; end crash; reason x\n";
+        let path = dir.join("games.pgn");
+        let text = "[Round \"1\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n\
+            [Termination \"abandoned\"]\n[Pair \"1\"]\n\n1. e5 {x (a) crashed} 0-1\n";
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
         replay(&path, None, &mut out).unwrap();
@@ -1042,17 +1083,71 @@ mod tests {
         assert!(out.contains("games       1: W 0 D 0 L 1"), "{out}");
         assert!(out.contains("faults      a 1 (1 crash), b none"), "{out}");
         assert!(
-            out.ends_with("games.txt: 1 games, every move legal\n"),
+            out.ends_with("games.pgn: 1 games, every move legal\n"),
             "{out}"
         );
-        std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
+        std::fs::write(&path, "\n[Round \"1\"]\n1. e5 e5 *\n").unwrap();
         let err = replay(&path, None, &mut Vec::new()).unwrap_err();
         assert!(
-            matches!(err, ArenaError::Record(RecordError::Line { line: 2, .. })),
+            matches!(
+                err,
+                ArenaError::Record(RecordError::Pgn(pgn::PgnError { line: 3, .. }))
+            ),
             "{err:?}"
         );
         let err = err.to_string();
-        assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
+        assert!(
+            err.contains("games.pgn:3: move 1... e5 is illegal"),
+            "{err}"
+        );
+        std::fs::write(&path, "").unwrap();
+        let err = replay(&path, None, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("games.pgn: no games"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pgn_file_is_appended_to() {
+        let dir = std::env::temp_dir().join(format!("ultimo-pgnout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.pgn");
+        std::fs::write(&path, "; kept\n").unwrap();
+        let plan = Plan::<crate::rules::Position>::new(&nodes(100)).unwrap();
+        let game = GameRecord {
+            game: 1,
+            pair: 1,
+            x: "one".into(),
+            o: "b".into(),
+            opening: openings::Opening::<crate::rules::Position>::Moves(vec![]),
+            moves: vec![],
+            notes: vec![],
+            outcome: crate::game::Outcome::Win(crate::game::Player::O),
+            termination: record::Termination::Crash,
+            reason: "x (one) could not be started".into(),
+        };
+        for _ in 0..2 {
+            let mut file = RecordFile::create(&path, &plan).unwrap();
+            file.write_game(&game).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("; kept\n[Event \"ultimo match 20"),
+            "{text}"
+        );
+        assert!(text.contains("[TimeControl \"nodes=100\"]\n"), "{text}");
+        assert!(text.contains("[Termination \"abandoned\"]\n"), "{text}");
+        assert!(
+            text.contains("\n\n{x (one) could not be started} 0-1\n\n["),
+            "{text}"
+        );
+        let games = pgn::read(&text, "games.pgn").unwrap();
+        assert_eq!(games.len(), 2);
+        let date = games[0].tag("Date").unwrap();
+        assert!(date.len() == 10 && date.starts_with("20"), "{date}");
+        let err = RecordFile::create(&dir, &plan).err().unwrap().to_string();
+        assert!(err.starts_with("cannot open "), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

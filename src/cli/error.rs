@@ -56,6 +56,14 @@ pub enum CliError {
         /// What is wrong with it.
         source: FenError,
     },
+    /// The `--pgnout` file cannot be opened or written.
+    #[error("cannot write to {path}: {source}")]
+    PgnOut {
+        /// The file.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),

@@ -7,7 +7,7 @@ use crate::arena::{self, ArenaError, Job, MatchConfig};
 use crate::game::GameKind;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
-/// record format and Ctrl-C.
+/// PGN record and Ctrl-C.
 const MATCH_HELP: &str = "\
 Engines:
   --engine takes one string of key=value words, split as a POSIX shell
@@ -61,18 +61,29 @@ Openings:
   fresh opening per pair. Without either, every game starts from the empty
   board (the game's start position).
 
-Record (--record FILE, read back by --replay FILE):
-  # ultimo match record 1
-  engines base new
-  game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 ...; result 1-0; end normal; reason x has three boards in a line
-  `engines` names the first engine (the statistics are its results) and the
-  second. Each game line: its number, pair, the engines playing x and o, the
-  opening (`startpos`, moves from the empty board, or a FEN), the moves from
-  it, the result (1-0 x won, 0-1, 1/2-1/2), how it ended (normal, illegal,
-  timeout, crash) and the reason in words. Lines starting with # are
-  comments. Games are written as they finish, so not in number order. A
-  record of a game other than uttt has a `variant GAME` line before the
-  games (e.g. `variant super15`); --replay reads the game from it.
+Record (--pgnout FILE, read back by --replay FILE):
+  Every game is appended to FILE in PGN as it finishes (the file is created
+  if missing and never truncated; games are not in number order):
+    [Event \"ultimo match 2025.01.31 14:05:09.250\"] [Site \"?\"]
+    [Date \"2025.01.31\"] [Round \"1\"]
+    [White \"base\"] [Black \"new\"] [Result \"1-0\"]
+    [Variant \"Ultimate Tic-Tac-Toe\"] [TimeControl \"nodes=200\"]
+    [Termination \"normal\"] [PlyCount \"31\"] [Pair \"1\"]
+    1. e5 {book} 1... e4 {book} 2. d1 {+0.12/5 0.010s} c3 {-0.20/5 0.011s} ...
+    16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
+  (each tag on a line of its own). White plays x (first), Black o; Event
+  names the match and its start (UTC), Round is the game's number and Pair
+  its pair. The opening's moves are marked {book}, or a set-up position is
+  the FEN tag (with SetUp \"1\"). Each engine move has the score (from the
+  mover's view, +M5/-M3 for mates) and depth of the engine's last info line
+  and the time the runner measured.
+  TimeControl is BASE+INC (seconds), movetime=MSms or nodes=N; Termination
+  is normal, illegal move, time forfeit or abandoned (an engine exited or
+  could not start), and the reason in words ends the last move's comment.
+  --replay reads any number of games from one file (several matches of the
+  same engines too), checks every move with the rules, and prints the
+  summary; the first engine is White of game 1 (the lowest Round), the game
+  is the first game's Variant.
 
 Output:
   Progress goes to standard error: one line per game, or an updating status
@@ -133,20 +144,20 @@ pub struct MatchArgs {
         allow_negative_numbers = true
     )]
     pub sprt: Option<Vec<f64>>,
-    /// Write every game to FILE, one line each (the file is overwritten)
+    /// Append every game to FILE in PGN (created if missing, never truncated)
     #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    pub pgnout: Option<PathBuf>,
     /// Append each engine's standard error to DIR/NAME.log (default: discarded)
     #[arg(long, value_name = "DIR")]
     pub log: Option<PathBuf>,
     /// The game to play (engines get `setoption name Game value GAME` unless uttt)
     #[arg(long, value_enum, default_value_t, conflicts_with = "replay")]
     pub game: GameKind,
-    /// Play nothing: re-read a record FILE, check every game with the rules, print its summary
+    /// Play nothing: re-read a PGN FILE of a match, check every game with the rules, print its summary
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "log"]
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "pgnout", "log"]
     )]
     pub replay: Option<PathBuf>,
 }
@@ -174,7 +185,7 @@ impl MatchArgs {
             startup_timeout: self.startup_timeout,
             concurrency: self.concurrency,
             sprt: self.sprt,
-            record: self.record,
+            record: self.pgnout,
             log: self.log,
             game: self.game,
         })
@@ -235,8 +246,8 @@ mod tests {
             "2",
             "0.05",
             "0.1",
-            "--record",
-            "r.txt",
+            "--pgnout",
+            "r.pgn",
             "--log",
             "logs",
         ]);
@@ -251,7 +262,7 @@ mod tests {
             startup_timeout: 9,
             concurrency: 2,
             sprt: Some(vec![-1.0, 2.0, 0.05, 0.1]),
-            record: Some("r.txt".into()),
+            record: Some("r.pgn".into()),
             log: Some("logs".into()),
             ..MatchConfig::default()
         };
@@ -278,6 +289,8 @@ mod tests {
         assert!(parse(&["--openings", "b", "--random-plies", "2"]));
         assert!(parse(&["--seed", "2"]));
         assert!(parse(&["--replay", "r", "--engine", "cmd=a"]));
+        assert!(parse(&["--replay", "r", "--pgnout", "p"]));
+        assert!(parse(&["--record", "r"]));
         assert!(parse(&["--sprt", "0", "5"]));
     }
 }

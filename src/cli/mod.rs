@@ -12,7 +12,9 @@ pub use error::{CliError, ValueError};
 
 use crate::game::{GameKind, Player};
 use crate::quote::shorten;
+use std::fs::OpenOptions;
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -66,7 +68,8 @@ enum Command {
     /// Play a game against the engine in the terminal
     ///
     /// Type moves like e5; also undo, hint, board, help and quit. Works
-    /// through a pipe too (one command per line, no colours).
+    /// through a pipe too (one command per line, no colours). The moves are
+    /// printed at the end; --pgnout saves the game.
     Play {
         /// The game
         #[arg(long, value_enum, default_value_t)]
@@ -82,6 +85,9 @@ enum Command {
         /// hints search as many)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
+        /// Append the game to FILE in PGN (created if missing, never truncated)
+        #[arg(long, value_name = "FILE")]
+        pgnout: Option<PathBuf>,
         #[command(flatten)]
         position: PositionArgs,
         #[command(flatten)]
@@ -256,14 +262,19 @@ pub fn main() -> ExitCode {
             side,
             time,
             nodes,
+            pgnout,
             position,
             search,
-        }) => match game {
-            GameKind::Uttt => play::<Position>(side, time, nodes, &position, &search),
-            GameKind::Super15 => {
-                play::<crate::super15::Position>(side, time, nodes, &position, &search)
+        }) => {
+            let engine = (time, nodes);
+            let pgnout = pgnout.as_deref();
+            match game {
+                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, &search),
+                GameKind::Super15 => {
+                    play::<crate::super15::Position>(side, engine, pgnout, &position, &search)
+                }
             }
-        },
+        }
         Some(Command::Match(args)) => match_cmd::run(args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench { threads, game }) => {
@@ -335,15 +346,32 @@ fn analyze<G: CliGame>(
     analyze::run(&settings, &mut io::stdout()).map(|_| ())
 }
 
-/// `ultimo play` for one game.
+/// `ultimo play` for one game: the engine's time and nodes per move, and
+/// the file the game is appended to.
 fn play<G: play::PlayGame>(
     side: Player,
-    time: Option<Duration>,
-    nodes: Option<u64>,
+    (time, nodes): (Option<Duration>, Option<u64>),
+    pgnout: Option<&Path>,
     position: &PositionArgs,
     search: &SearchArgs,
 ) -> Result<(), CliError> {
     let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let file_error = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| CliError::PgnOut { path, source }
+    };
+    // Opened first, so that a bad path is refused before the game.
+    let mut file = match pgnout {
+        Some(path) => Some((
+            path,
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(file_error(path))?,
+        )),
+        None => None,
+    };
     let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
     let settings = play::Settings {
         human: side,
@@ -358,7 +386,13 @@ fn play<G: play::PlayGame>(
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };
-    play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
+    let game = play::run(&settings, &mut io::stdin().lock(), &mut io::stdout())?;
+    if let Some((path, file)) = file.as_mut() {
+        writeln!(file, "{game}")
+            .and_then(|_| file.flush())
+            .map_err(file_error(path))?;
+    }
+    Ok(())
 }
 
 /// `ultimo perft` for one game.
