@@ -45,6 +45,9 @@ pub enum CliError {
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
+    /// A game to review has a move that cannot be played.
+    #[error(transparent)]
+    Review(#[from] crate::review::ReviewError),
     /// The search returned no move in a game that is not over.
     #[error("the engine found no move")]
     NoMove,

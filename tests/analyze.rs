@@ -1,0 +1,177 @@
+//! `ultimo analyze --review` (whole games) and `--infinite` through the
+//! real binary.
+
+mod common;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{BIN, run};
+
+/// A game Ultimo played against itself (3000 nodes a move) from the empty
+/// board, with a planted blunder: at ply 49 `x` could win at once with
+/// `i2` and played `h7`, which lets `o` win at once with `g7`.
+const PLANTED: &str = "b2 e4 f2 i5 i6 i8 h6 d9 a8 b6 e7 d1 c1 h1 e2 e5 e6 d8 c6 h8 d6 a7 \
+                       a3 c8 g6 c9 g8 c5 d2 a5 a4 f6 g9 b9 e9 d7 h2 d5 b5 f4 i1 g3 b8 f5 \
+                       i3 i9 h9 a9 h7 g7";
+
+/// How long a stopped analysis may take to end: only a hung program
+/// reaches it.
+const HANG: Duration = Duration::from_secs(60);
+
+fn review_args(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut args = vec!["analyze", "--review", "--nodes", "20000", "--hash", "16"];
+    args.extend(extra);
+    args.push("--moves");
+    args.extend(PLANTED.split_whitespace());
+    args
+}
+
+#[test]
+fn a_review_finds_the_planted_blunder() {
+    let (code, out, err) = run(&review_args(&[]), "");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\x1b') && !err.contains('\x1b'));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        " ply  side  move  mark  before     after       loss  best"
+    );
+    let row = |ply: u32| {
+        lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(&ply.to_string()))
+            .unwrap_or_else(|| panic!("no row for ply {ply}:\n{out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        row(49),
+        [
+            "49", "x", "h7", "??", "mate", "1", "mate", "-1", "2.00", "i2"
+        ],
+        "{out}"
+    );
+    // The winning reply is the engine's own move: no mark, no best column.
+    assert_eq!(
+        row(50),
+        ["50", "o", "g7", "mate", "1", "mate", "1", "0.00"],
+        "{out}"
+    );
+    assert_eq!(lines.len(), 1 + 50 + 1 + 2 + 1, "{out}");
+    assert!(lines[52].starts_with("x: 25 moves, "), "{out}");
+    assert!(lines[53].starts_with("o: 25 moves, "), "{out}");
+    assert!(lines[52].contains("blunder"), "{out}");
+    assert!(lines[54].contains("?? blunder >= 0.30"), "{out}");
+    // One progress line per position on stderr, the last one finished.
+    let progress: Vec<&str> = err.lines().collect();
+    assert_eq!(progress.len(), 51, "{err}");
+    assert!(
+        progress[0].starts_with("position 1/51: cp ") && progress[0].ends_with(", 20000 nodes"),
+        "{err}"
+    );
+    assert_eq!(progress[50], "position 51/51: the game is over");
+}
+
+#[test]
+fn a_review_as_json() {
+    let (code, out, err) = run(&review_args(&["--json"]), "");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 50);
+    assert_eq!(moves[48]["move"], "h7");
+    assert_eq!(moves[48]["mark"], "??");
+    assert_eq!(moves[48]["before"]["score"], "mate 1");
+    assert_eq!(moves[48]["search"]["best"], "i2");
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["end"]["over"], true);
+    assert_eq!(v["summary"]["x"]["moves"], 25);
+    assert!(v["summary"]["x"]["blunders"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn a_review_refuses_bad_games_with_one_error() {
+    let (code, out, err) = run(
+        &[
+            "analyze", "--review", "--nodes", "100", "--moves", "e5", "a1",
+        ],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("must be on the centre board"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = run(&["analyze", "--infinite", "--nodes", "100"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
+/// `--infinite` searches until Ctrl-C (SIGINT), then prints the last table
+/// and exits 0.
+#[test]
+fn infinite_analysis_stops_cleanly_on_ctrl_c() {
+    let mut child = Command::new(BIN)
+        .args([
+            "analyze",
+            "--infinite",
+            "--moves",
+            "e5",
+            "--hash",
+            "16",
+            "--multipv",
+            "2",
+        ])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let stdout = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    // Ctrl-C is caught once this line is out.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut said = Vec::new();
+    let mut byte = [0];
+    while !String::from_utf8_lossy(&said).contains("until Ctrl-C\n") {
+        match stderr.read(&mut byte) {
+            Ok(1) => said.push(byte[0]),
+            _ => panic!("no notice: {}", String::from_utf8_lossy(&said)),
+        }
+    }
+    thread::sleep(Duration::from_millis(500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for ultimo") {
+            break status;
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ultimo analyze --infinite still ran {HANG:?} after Ctrl-C");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let out = stdout.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(out.contains("fen 9/9/9/9/4x4/9/9/9/9 o 1 e5"), "{out}");
+    let header = lines.iter().position(|l| l.contains(" visits ")).unwrap();
+    // Through a pipe only the last table: a header, two moves, the figures.
+    assert_eq!(lines.len(), header + 4, "{out}");
+    assert!(lines[header + 1].trim_start().starts_with("1  "), "{out}");
+    assert!(lines[header + 3].starts_with("nodes "), "{out}");
+    assert!(!out.contains('\x1b'));
+}
