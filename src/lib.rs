@@ -15,6 +15,8 @@
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
 //! - [`super15`]: a second game, "Super 1 al 5", on bitboards: its rules,
 //!   notation and [`game::Game`] implementation; it needs only [`game`].
+//! - [`pgn`]: PGN, the game record of every tool: games read and written,
+//!   with per-move notes, and replayed with the rules of either game.
 //! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
 //!   only; no I/O.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
@@ -39,6 +41,7 @@ pub mod game;
 pub mod gui;
 pub mod interrupt;
 pub mod notation;
+pub mod pgn;
 pub mod protocol;
 pub mod quote;
 pub mod review;
