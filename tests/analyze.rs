@@ -12,10 +12,17 @@ use common::{BIN, run};
 
 /// A game Ultimo played against itself (3000 nodes a move) from the empty
 /// board, with a planted blunder: at ply 49 `x` could win at once with
-/// `i2` and played `h7`, which lets `o` win at once with `g7`.
+/// `i2` and played `h7`, which lets `o` win at once with `g7`. The same
+/// game is the first of [`PLANTED_PGN`].
 const PLANTED: &str = "b2 e4 f2 i5 i6 i8 h6 d9 a8 b6 e7 d1 c1 h1 e2 e5 e6 d8 c6 h8 d6 a7 \
                        a3 c8 g6 c9 g8 c5 d2 a5 a4 f6 g9 b9 e9 d7 h2 d5 b5 f4 i1 g3 b8 f5 \
                        i3 i9 h9 a9 h7 g7";
+
+/// The recorded game with the planted blunder, and a short second game.
+const PLANTED_PGN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/planted-blunder.pgn"
+);
 
 /// How long a stopped analysis may take to end: only a hung program
 /// reaches it.
@@ -33,6 +40,26 @@ fn review_args(extra: &[&'static str]) -> Vec<&'static str> {
 fn a_review_finds_the_planted_blunder() {
     let (code, out, err) = run(&review_args(&[]), "");
     assert_eq!(code, 0, "{err}");
+    check_planted_review(&out, &err);
+    // The same game read from its PGN file gives the same review.
+    let (code, from_pgn, err) = run(
+        &[
+            "analyze",
+            "--pgn",
+            PLANTED_PGN,
+            "--nodes",
+            "20000",
+            "--hash",
+            "16",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from_pgn, out);
+}
+
+/// The review of [`PLANTED`] at 20000 nodes a position.
+fn check_planted_review(out: &str, err: &str) {
     assert!(!out.contains('\x1b') && !err.contains('\x1b'));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -174,4 +201,175 @@ fn infinite_analysis_stops_cleanly_on_ctrl_c() {
     assert!(lines[header + 1].trim_start().starts_with("1  "), "{out}");
     assert!(lines[header + 3].starts_with("nodes "), "{out}");
     assert!(!out.contains('\x1b'));
+}
+
+/// A temporary folder, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("ultimo-analyze-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("make a temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.0.join(file).display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `--pgnout` appends the game annotated: scores, NAGs, marks and best
+/// moves in the comments; the file reads back as PGN and reviews again.
+#[test]
+fn the_annotated_pgn_reads_back() {
+    let dir = TempDir::new("pgnout");
+    let out = dir.path("annotated.pgn");
+    let args = [
+        "analyze",
+        "--pgn",
+        PLANTED_PGN,
+        "--nodes",
+        "20000",
+        "--hash",
+        "16",
+        "--pgnout",
+        &out,
+    ];
+    let (code, _, err) = run(&args, "");
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    // The tags are the recorded game's, with the annotator added.
+    assert!(text.starts_with("[Event \"Ultimo self-play\"]\n"), "{text}");
+    assert!(
+        text.contains("[Annotator \"Ultimo 0.1.0 (20000 nodes per position)\"]"),
+        "{text}"
+    );
+    // The blunder: its NAG, then the score after it and the best move.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    assert!(
+        words
+            .join(" ")
+            .ends_with("25. h7 $4 {-M1, blunder (loss 2.00), best i2} 25... g7 {+M1} 0-1"),
+        "{text}"
+    );
+    let games = ultimo::pgn::read(&text, &out).expect("PGN");
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    assert_eq!(game.moves.len(), 50);
+    assert_eq!(game.moves[48].text, "h7");
+    let note = ultimo::pgn::Annotation::parse(game.moves[48].comment.as_deref().unwrap());
+    assert_eq!(note.note.score, Some(ultimo::pgn::Score::Mate(-1)));
+    assert_eq!(note.remark.as_deref(), Some("blunder (loss 2.00), best i2"));
+    assert_eq!(game.result, ultimo::pgn::PgnResult::OWins);
+    // Appending: a second run adds a second game, and each reviews.
+    let (code, _, err) = run(&args, "");
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(ultimo::pgn::read(&text, &out).unwrap().len(), 2);
+    let (code, again, err) = run(
+        &[
+            "analyze",
+            "--pgn",
+            &out,
+            "--game-number",
+            "2",
+            "--nodes",
+            "20000",
+            "--hash",
+            "16",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        again.contains("  49  x     h7    ??    mate 1     mate -1     2.00  i2"),
+        "{again}"
+    );
+}
+
+/// A game from --moves gets a new PGN with the Seven Tag Roster; a set-up
+/// position gets its FEN; an unfinished game ends with `*`.
+#[test]
+fn a_game_from_moves_is_written_as_new_pgn() {
+    let dir = TempDir::new("moves");
+    let out = dir.path("new.pgn");
+    let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
+    let (code, _, err) = run(
+        &[
+            "analyze", "--review", "--nodes", "2000", "--hash", "16", "--pgnout", &out, "--fen",
+            fen, "--moves", "i3", "i9",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let game = &ultimo::pgn::read(&text, &out).unwrap()[0];
+    assert_eq!(game.tag("Event"), Some("ultimo analyze"));
+    assert_eq!(game.tag("SetUp"), Some("1"));
+    assert_eq!(game.tag("FEN"), Some(fen));
+    assert_eq!(game.result, ultimo::pgn::PgnResult::Unknown);
+    assert!(text.contains("23. i3 {+M3/"), "{text}");
+}
+
+#[test]
+fn the_second_game_of_a_file_and_bad_files() {
+    let (code, out, err) = run(
+        &[
+            "analyze",
+            "--pgn",
+            PLANTED_PGN,
+            "--game-number",
+            "2",
+            "--nodes",
+            "500",
+            "--hash",
+            "16",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("   ")).count(),
+        3,
+        "{out}"
+    );
+    assert_eq!(err.lines().count(), 4, "{err}");
+    let (code, _, err) = run(&["analyze", "--pgn", PLANTED_PGN, "--game-number", "3"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("has 2 game(s); there is no game 3"), "{err}");
+    let dir = TempDir::new("bad");
+    let bad = dir.path("bad.pgn");
+    std::fs::write(&bad, "[Event \"x\"]\n\n1. e5 a1 *\n").unwrap();
+    let (code, _, err) = run(&["analyze", "--pgn", &bad, "--nodes", "100"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains(":3:") && err.contains("a1"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = run(&["analyze", "--pgn", &dir.path("missing.pgn")], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot read") && err.contains("missing.pgn"),
+        "{err}"
+    );
+    for args in [
+        &["--game-number", "2"][..],
+        &["--game-number", "2", "--moves", "e5"],
+    ] {
+        let (code, _, err) = run(&[&["analyze"][..], args].concat(), "");
+        assert_eq!(code, 2);
+        assert!(err.contains("--game-number <N>"), "{err}");
+    }
+    let (code, _, err) = run(
+        &["analyze", "--pgnout", &dir.path("o.pgn"), "--moves", "e5"],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--review"), "{err}");
 }

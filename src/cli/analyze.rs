@@ -5,8 +5,9 @@
 //! searched, every move judged: see [`crate::review`]).
 
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
 use super::CliGame;
@@ -14,6 +15,7 @@ use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::display::Style;
 use crate::display::score::table;
 use crate::game::GameKind;
+use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
@@ -21,6 +23,7 @@ use crate::search::{Control, Limits, Options, Report, Searcher};
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
 #[command(after_long_help = REVIEW_HELP)]
+#[command(group(clap::ArgGroup::new("whole_game").args(["review", "pgn"]).multiple(true)))]
 pub struct AnalyzeArgs {
     /// The game
     #[arg(long, value_enum, default_value_t)]
@@ -41,6 +44,19 @@ pub struct AnalyzeArgs {
     /// through each of --moves, each move judged (see below)
     #[arg(long)]
     review: bool,
+    /// Review a game of this PGN file (its Variant tag names the game;
+    /// implies --review)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "moves", "infinite"])]
+    pgn: Option<PathBuf>,
+    /// Which game of the --pgn file, from 1 (default 1)
+    #[arg(long, value_name = "N", requires = "pgn", conflicts_with_all = ["fen", "moves"],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    game_number: Option<usize>,
+    /// Append the reviewed game to this PGN file, each move annotated: its
+    /// score and depth, the mark as a NAG ($6 ?!, $2 ?, $4 ??) and in
+    /// words, and the best move where it differs
+    #[arg(long, value_name = "FILE", requires = "whole_game")]
+    pgnout: Option<PathBuf>,
     /// Print the analysis as JSON instead of tables
     #[arg(long)]
     json: bool,
@@ -91,23 +107,52 @@ pub const DEFAULT_REVIEW_TIME: Duration = Duration::from_secs(1);
 
 /// Runs `ultimo analyze`.
 pub fn main(args: &AnalyzeArgs) -> Result<(), CliError> {
+    if let Some(file) = &args.pgn {
+        return main_pgn(args, file);
+    }
     match args.game {
         GameKind::Uttt => main_for::<Position>(args),
         GameKind::Super15 => main_for::<crate::super15::Position>(args),
     }
 }
 
-fn main_for<G: CliGame>(args: &AnalyzeArgs) -> Result<(), CliError> {
-    let options = Options {
-        move_overhead: Duration::ZERO,
-        ..args.search.options()
+/// `--pgn FILE`: the review of one game of a PGN file, of the game its
+/// `Variant` tag names.
+fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|source| CliError::ReadPgn {
+        file: file.to_path_buf(),
+        source,
+    })?;
+    let games = pgn::read(&text, &name)?;
+    let number = args.game_number.unwrap_or(1);
+    let Some(game) = games.get(number - 1) else {
+        return Err(CliError::NoSuchGame {
+            file: file.to_path_buf(),
+            number,
+            games: games.len(),
+        });
     };
-    let control = Control::new();
+    match game.kind() {
+        Some(GameKind::Super15) => review_pgn::<crate::super15::Position>(args, game, &name),
+        // Replaying refuses a Variant that is none of ours.
+        _ => review_pgn::<Position>(args, game, &name),
+    }
+}
+
+/// Reviews a game read from PGN.
+fn review_pgn<G: CliGame + PgnNotation>(
+    args: &AnalyzeArgs,
+    game: &PgnGame,
+    file: &str,
+) -> Result<(), CliError> {
+    let replayed = Replayed::<G>::new(game, file)?;
+    review_and_print(args, replayed.start, replayed.moves, game.clone())
+}
+
+fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
-        let start: G = match args.position.fen.as_deref() {
-            Some(_) => position_from(args.position.fen.as_deref(), &[])?,
-            None => G::startpos(),
-        };
+        let start: G = position_from(args.position.fen.as_deref(), &[])?;
         // Every move checked with the usual messages first.
         position_from::<G>(args.position.fen.as_deref(), &args.position.moves)?;
         let moves: Vec<G::Move> = args
@@ -116,20 +161,19 @@ fn main_for<G: CliGame>(args: &AnalyzeArgs) -> Result<(), CliError> {
             .iter()
             .filter_map(|t| G::parse_move(t).ok())
             .collect();
-        let limits = super::limits(args.time, args.nodes, DEFAULT_REVIEW_TIME);
-        let settings = ReviewSettings {
-            start,
-            moves,
-            limits,
-            options,
-            json: args.json,
-        };
-        let stderr_style = Style::for_terminal(io::stderr().is_terminal());
-        let review = until_interrupted(&control, || {
-            run_review(&settings, &control, &mut io::stderr(), stderr_style)
-        })?;
-        return print_review(&review, settings.json, &mut io::stdout());
+        let today = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(pgn::UNKNOWN_DATE.to_string(), |d| {
+                pgn::date_from_unix(d.as_secs())
+            });
+        let game = review::new_game(&start, &moves, "ultimo analyze", &today);
+        return review_and_print(args, start, moves, game);
     }
+    let options = Options {
+        move_overhead: Duration::ZERO,
+        ..args.search.options()
+    };
+    let control = Control::new();
     let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let limits = if args.infinite {
         Limits {
@@ -162,6 +206,76 @@ fn main_for<G: CliGame>(args: &AnalyzeArgs) -> Result<(), CliError> {
             run(&settings, &control, &mut io::stdout()).map(|_| ())
         }
     })
+}
+
+/// Reviews the game `start` + `moves`, prints the review and, with
+/// `--pgnout`, appends `game` (its PGN) annotated to that file.
+fn review_and_print<G: CliGame + PgnNotation>(
+    args: &AnalyzeArgs,
+    start: G,
+    moves: Vec<G::Move>,
+    mut game: PgnGame,
+) -> Result<(), CliError> {
+    let limits = super::limits(args.time, args.nodes, DEFAULT_REVIEW_TIME);
+    let annotator = format!(
+        "Ultimo {} ({} per position)",
+        env!("CARGO_PKG_VERSION"),
+        match (limits.nodes, limits.movetime) {
+            (Some(n), _) => format!("{n} nodes"),
+            (None, Some(t)) => format!("{} ms", t.as_millis()),
+            (None, None) => "no limit".to_string(),
+        }
+    );
+    let settings = ReviewSettings {
+        start,
+        moves,
+        limits,
+        options: Options {
+            move_overhead: Duration::ZERO,
+            ..args.search.options()
+        },
+        json: args.json,
+    };
+    // The output file is checked before the long search, not after.
+    let mut out_file = match &args.pgnout {
+        Some(path) => Some((path, open_append(path)?)),
+        None => None,
+    };
+    let control = Control::new();
+    let stderr_style = Style::for_terminal(io::stderr().is_terminal());
+    let review = until_interrupted(&control, || {
+        run_review(&settings, &control, &mut io::stderr(), stderr_style)
+    })?;
+    print_review(&review, settings.json, &mut io::stdout())?;
+    if let Some((path, file)) = &mut out_file {
+        review::annotate(&review, &mut game, &annotator);
+        let write_error = |source| CliError::WritePgn {
+            file: path.to_path_buf(),
+            source,
+        };
+        file.write_all(game.to_string().as_bytes())
+            .and_then(|_| file.flush())
+            .map_err(write_error)?;
+    }
+    Ok(())
+}
+
+/// `path` opened for appending (created if missing); a blank line first
+/// when it already holds something, so that games stay apart.
+fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
+    let error = |source| CliError::WritePgn {
+        file: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(error)?;
+    if file.metadata().map_err(error)?.len() > 0 {
+        file.write_all(b"\n").map_err(error)?;
+    }
+    Ok(file)
 }
 
 /// Runs `work` with Ctrl-C stopping `control` instead of ending the

@@ -28,8 +28,10 @@
 //! `cp N` from the expected score (`400 log10(E / (1 - E))`), `mate N` for
 //! a proven win in N own moves, `mate -N` for a proven loss.
 
+mod annotate;
 mod text;
 
+pub use annotate::{annotate, comment, new_game};
 pub use text::{json, legend, report_json, summary_lines, table};
 
 use std::time::Duration;

@@ -281,3 +281,30 @@ fn reviews_super15_games_too() {
     assert_eq!(json(&r)["game"], "super15");
     assert!(table(&r)[1].contains(&game.to_string()));
 }
+
+#[test]
+fn annotates_a_pgn_game_with_notes_nags_and_best_moves() {
+    let review = planted();
+    let start: Position = PLANTED_FEN.parse().unwrap();
+    let mut game = new_game(&start, &moves(&PLANTED_MOVES), "test", "2025.01.31");
+    annotate(&review, &mut game, "Ultimo (test)");
+    assert_eq!(game.tag("Annotator"), Some("Ultimo (test)"));
+    assert_eq!(game.tag("FEN"), Some(PLANTED_FEN));
+    assert_eq!(game.tag("Result"), Some("0-1"));
+    assert_eq!(game.moves[4].text, "h7 $4");
+    assert_eq!(
+        game.moves[4].comment.as_deref(),
+        Some("-M1, blunder (loss 2.00), best i2")
+    );
+    // The game's last move leads to no search: no depth.
+    assert_eq!(game.moves[5].comment.as_deref(), Some("+M1"));
+    let text = game
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("25. h7 $4 {-M1, blunder (loss 2.00), best i2} 25... g7 {+M1} 0-1"),
+        "{text}"
+    );
+}
