@@ -31,10 +31,12 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     position: PositionArgs,
     /// Thinking time in seconds: for the position (default 3 when --nodes
-    /// is not given), or for each position with --review (default 1)
+    /// is not given), or for each position of a game
+    /// (--review, --pgn; default 1)
     #[arg(long, value_parser = seconds)]
     time: Option<Duration>,
-    /// Iterations to search (for each position with --review)
+    /// Iterations to search (for each position of a game with --review,
+    /// --pgn)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
     /// Search until Ctrl-C, then leave the last table (exit 0)
@@ -69,7 +71,7 @@ pub struct AnalyzeArgs {
 
 /// The help's words on `--review`.
 const REVIEW_HELP: &str = "\
-Whole-game review (--review):
+Whole-game review (--review, or --pgn FILE):
   Every position of the game is searched from a fresh tree (--time or
   --nodes each, default 1 second). A position's evaluation is its best
   line's: a proven result, or the expected score E (win 1, draw 1/2, loss 0).
