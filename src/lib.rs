@@ -8,8 +8,6 @@
 //!   [`game::Notation`] trait through which the tools read and write one.
 //! - [`quote`]: how much of outside input a message repeats (beside
 //!   [`game`] at the bottom: it imports nothing).
-//! - [`interrupt`]: Ctrl-C counted instead of fatal, for the tools that stop
-//!   cleanly (bottom layer too: it imports nothing of the crate).
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
 //!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
@@ -39,7 +37,6 @@ pub mod cli;
 pub mod display;
 pub mod game;
 pub mod gui;
-pub mod interrupt;
 pub mod notation;
 pub mod pgn;
 pub mod protocol;

@@ -25,7 +25,7 @@ pub mod engine;
 pub mod game;
 pub mod openings;
 pub mod record;
-use crate::interrupt as signal;
+pub mod signal;
 pub mod stats;
 pub mod tally;
 

@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::CliError;
 use super::CliGame;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
+use crate::arena::signal;
 use crate::display::Style;
 use crate::display::score::table;
 use crate::game::GameKind;
@@ -284,14 +285,14 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
 /// process (where the handler can be installed; otherwise Ctrl-C ends the
 /// process as usual).
 fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
-    let installed = crate::interrupt::install().is_ok();
-    let before = crate::interrupt::interrupts();
+    let installed = signal::install().is_ok();
+    let before = signal::interrupts();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         if installed {
             s.spawn(|| {
                 while !done.load(Ordering::SeqCst) {
-                    if crate::interrupt::interrupts() > before {
+                    if signal::interrupts() > before {
                         control.stop();
                         return;
                     }

@@ -1,8 +1,6 @@
-//! Ctrl-C, counted instead of fatal: the match runner stops starting games
-//! at the first Ctrl-C, aborts the running ones at the second and prints its
-//! summary either way; `ultimo analyze --infinite` stops its search and
-//! leaves the last table. A bottom layer (it imports nothing of the crate)
-//! so that every tool can use it.
+//! Ctrl-C for the match runner: counted, not fatal, so that the runner can
+//! stop starting games (first Ctrl-C), abort the running ones (second), and
+//! print its summary either way.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
