@@ -2,6 +2,7 @@
 //! rules.
 
 use crate::game::Player;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,8 @@ pub struct GameSettings {
     pub move_timeout: Duration,
     /// The longest the handshake and `readyok` may take.
     pub startup_timeout: Duration,
+    /// The directory of the engines' logs (standard error), if kept.
+    pub log: Option<PathBuf>,
 }
 
 /// Which game to play: its number, pair, opening, and which engine (0 or 1)
@@ -134,8 +137,10 @@ impl Halt {
     fn from_error(engine: usize, error: EngineError, what: &str) -> Halt {
         let kind = match error {
             EngineError::Aborted => return Halt::Aborted,
-            EngineError::Crashed(_) => Termination::Crash,
-            EngineError::Timeout(_) => Termination::Timeout,
+            EngineError::Crashed(_) | EngineError::Log { .. } => Termination::Crash,
+            EngineError::Timeout(_) | EngineError::NoHandshake { .. } => Termination::Timeout,
+            // Like an unreadable answer: the engine broke the protocol.
+            EngineError::LineTooLong => Termination::Illegal,
         };
         Halt::fault(engine, kind, format!("{what}: {error}"))
     }
@@ -196,8 +201,9 @@ fn prepare(
         let engine = match slot {
             Some(engine) => engine,
             None => {
-                let engine = Engine::start(&specs[i], timeout, abort)
-                    .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
+                let engine =
+                    Engine::start_logged(&specs[i], timeout, abort, settings.log.as_deref())
+                        .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
                 slot.insert(engine)
             }
         };

@@ -19,6 +19,9 @@
 //! second `o`. The games run on `--concurrency` threads, each with its own
 //! two engine processes, kept from game to game (`uginewgame` between
 //! games) until one commits a fault, when it is killed and started afresh.
+//! An engine is killed with its whole process group (what it started goes
+//! with it) wherever the runner stops it: a fault, the end of the match,
+//! Ctrl-C twice, SIGTERM or SIGHUP, or an error.
 
 pub mod clock;
 pub mod engine;
@@ -124,6 +127,10 @@ pub enum ArenaError {
     /// The summary could not be written to standard output.
     #[error("cannot write the summary: {0}")]
     Output(io::Error),
+    /// Ctrl-C, SIGTERM or SIGHUP (named) while the engines were checked,
+    /// before the match started.
+    #[error("stopped by {0} before the match started")]
+    Stopped(&'static str),
 }
 
 /// The most games played at once.
@@ -186,6 +193,9 @@ pub struct MatchConfig {
     pub sprt: Option<Vec<f64>>,
     /// The record file to write.
     pub record: Option<PathBuf>,
+    /// The directory where each engine's standard error is appended to
+    /// `NAME.log` (created if missing); without it, it is discarded.
+    pub log: Option<PathBuf>,
     /// The game to play.
     pub game: GameKind,
 }
@@ -209,6 +219,7 @@ impl Default for MatchConfig {
             concurrency: 1,
             sprt: None,
             record: None,
+            log: None,
             game: GameKind::Uttt,
         }
     }
@@ -314,6 +325,7 @@ impl<G: ArenaGame> Plan<G> {
             margin: clock::millis("--timemargin", args.timemargin)?,
             move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
             startup_timeout: clock::millis("--startup-timeout", args.startup_timeout)?,
+            log: args.log.clone(),
         };
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
             (Some(_), Some(_)) => {
@@ -507,6 +519,8 @@ enum Stop {
     Sprt,
     /// An error: the record could not be written, or no opening made.
     Failed,
+    /// SIGTERM or SIGHUP (named): running games aborted.
+    Terminated(&'static str),
 }
 
 /// The flags the main thread sets and the workers read.
@@ -547,7 +561,8 @@ struct Referee<'a, G: ArenaGame> {
 impl<G: ArenaGame> Referee<'_, G> {
     /// Ends the match early for `why`; `abort` also aborts running games.
     fn stop(&mut self, why: Stop, abort: bool) {
-        if self.stop.is_none() || why == Stop::Aborted || why == Stop::Failed {
+        let overrides = matches!(why, Stop::Aborted | Stop::Failed | Stop::Terminated(_));
+        if self.stop.is_none() || overrides {
             self.stop = Some(why);
         }
         self.flags.stop(abort);
@@ -586,8 +601,17 @@ impl<G: ArenaGame> Referee<'_, G> {
         }
     }
 
-    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts.
+    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts;
+    /// and on SIGTERM or SIGHUP, which abort at once.
     fn check_interrupts(&mut self) {
+        if let Some(name) = signal::termination()
+            && !matches!(self.stop, Some(Stop::Terminated(_) | Stop::Failed))
+        {
+            self.progress
+                .line(&format!("{name}: aborting the running games"));
+            self.stop(Stop::Terminated(name), true);
+            return;
+        }
         let interrupts = signal::interrupts();
         if interrupts <= self.seen_interrupts || self.flags.aborted() {
             return;
@@ -612,6 +636,7 @@ impl<G: ArenaGame> Referee<'_, G> {
             Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
             Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
             Some(Stop::Failed) => "stopped by an error".to_string(),
+            Some(Stop::Terminated(name)) => format!("stopped by {name}, running games aborted"),
         }
     }
 }
@@ -620,20 +645,20 @@ impl<G: ArenaGame> Referee<'_, G> {
 fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     let started = Instant::now();
     let flags = Flags::default();
-    for spec in &plan.specs {
-        Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
-            .map_err(|problem| ArenaError::Engine {
-                name: spec.name.clone(),
-                program: spec.program.clone(),
-                problem,
-            })?
-            .quit();
+    // Caught from the start, so that the engines are stopped (with what they
+    // started) however the runner is stopped.
+    let signals = signal::install();
+    if let Some(dir) = &plan.settings.log {
+        std::fs::create_dir_all(dir).map_err(|problem| ArenaError::Create {
+            path: dir.clone(),
+            problem,
+        })?;
     }
+    check_engines(plan, &flags)?;
     let record = match &plan.record {
         Some(path) => Some(RecordFile::create(path, plan)?),
         None => None,
     };
-    let signals = signal::install();
     let mut referee = Referee {
         plan,
         flags: &flags,
@@ -646,9 +671,7 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     };
     referee.progress.line(&plan.describe());
     if let Err(e) = signals {
-        referee.progress.line(&format!(
-            "warning: cannot catch Ctrl-C ({e}): it ends the match at once"
-        ));
+        referee.progress.line(&format!("warning: {e}"));
     }
 
     let next_game = AtomicU64::new(0);
@@ -685,6 +708,51 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Starts each engine once, to find problems before the match starts, and
+/// quits it; a Ctrl-C, SIGTERM or SIGHUP meanwhile stops the check (and the
+/// engine being started).
+fn check_engines<G: ArenaGame>(plan: &Plan<G>, flags: &Flags) -> Result<(), ArenaError> {
+    let checked = AtomicBool::new(false);
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            while !checked.load(Ordering::SeqCst) {
+                if signal::stop_requested() {
+                    flags.stop(true);
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let result = plan.specs.iter().try_for_each(|spec| {
+            let timeout = plan.settings.startup_timeout;
+            let log = plan.settings.log.as_deref();
+            match Engine::start_logged(spec, timeout, &flags.abort, log) {
+                Ok(engine) => {
+                    engine.quit();
+                    Ok(())
+                }
+                Err(EngineError::Aborted) => {
+                    let name = signal::termination().unwrap_or("Ctrl-C");
+                    Err(ArenaError::Stopped(name))
+                }
+                Err(problem) => Err(ArenaError::Engine {
+                    name: spec.name.clone(),
+                    program: spec.program.clone(),
+                    problem,
+                }),
+            }
+        });
+        checked.store(true, Ordering::SeqCst);
+        result?;
+        if flags.aborted() {
+            // A signal just as the check ended.
+            return Err(ArenaError::Stopped(
+                signal::termination().unwrap_or("Ctrl-C"),
+            ));
+        }
+        Ok(())
+    })
 }
 
 /// One thread of the match: takes the next game until there are none or

@@ -23,7 +23,14 @@ Engines:
                          if no `ugiok` comes within --startup-timeout)
     option.NAME=VALUE    sent as `setoption name NAME value VALUE` after the
                          handshake (repeat for more)
-  The engine's standard error is discarded.
+  The engine's standard error is discarded, unless --log DIR is given: then
+  it is appended to DIR/NAME.log, one file per engine name (an engine
+  restarted after a fault appends to the same file; / and \\ in a name
+  become _; the directory is created if missing). Only the engine's own
+  standard error goes there, not the protocol lines.
+  Each engine runs in a process group of its own; wherever the runner stops
+  an engine (a fault, the end of the match, Ctrl-C, SIGTERM) it kills the
+  whole group, so processes the engine started end with it.
 
 Games:
   --game uttt (the default) or --game super15 (Super 1 al 5). For a game
@@ -42,6 +49,8 @@ Time controls (give exactly one):
                   took longer than its clock + --timemargin.
   An illegal or unreadable move, a timeout, or an engine that exits loses the
   game; the engine is restarted for the next game and the match goes on.
+  A line of output longer than 64 KiB (65536 bytes) counts as an unreadable
+  answer: the engine loses with `illegal` and is killed.
   Every time (--movetime, --tc, --timemargin, --move-timeout,
   --startup-timeout) is at most a day: 86400000 ms, or 86400 s in --tc.
 
@@ -72,7 +81,9 @@ Output:
 
 Ctrl-C:
   The first Ctrl-C stops starting games and lets the running ones finish; a
-  second aborts them (they are not counted). The summary is printed either way.";
+  second aborts them (they are not counted). SIGTERM and SIGHUP abort the
+  running games at once. The summary is printed either way, and the engines
+  are killed with what they started.";
 
 /// Play a match between two engines, or summarize a recorded one.
 #[derive(clap::Args, Debug)]
@@ -125,6 +136,9 @@ pub struct MatchArgs {
     /// Write every game to FILE, one line each (the file is overwritten)
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Append each engine's standard error to DIR/NAME.log (default: discarded)
+    #[arg(long, value_name = "DIR")]
+    pub log: Option<PathBuf>,
     /// The game to play (engines get `setoption name Game value GAME` unless uttt)
     #[arg(long, value_enum, default_value_t, conflicts_with = "replay")]
     pub game: GameKind,
@@ -132,7 +146,7 @@ pub struct MatchArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record"]
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "log"]
     )]
     pub replay: Option<PathBuf>,
 }
@@ -161,6 +175,7 @@ impl MatchArgs {
             concurrency: self.concurrency,
             sprt: self.sprt,
             record: self.record,
+            log: self.log,
             game: self.game,
         })
     }
@@ -222,6 +237,8 @@ mod tests {
             "0.1",
             "--record",
             "r.txt",
+            "--log",
+            "logs",
         ]);
         let expected = MatchConfig {
             engines: vec!["cmd=a".into(), "cmd=b".into()],
@@ -235,6 +252,7 @@ mod tests {
             concurrency: 2,
             sprt: Some(vec![-1.0, 2.0, 0.05, 0.1]),
             record: Some("r.txt".into()),
+            log: Some("logs".into()),
             ..MatchConfig::default()
         };
         assert_eq!(got, Job::Match(expected));
