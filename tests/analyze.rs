@@ -136,21 +136,12 @@ fn a_review_refuses_bad_games_with_one_error() {
     assert!(err.contains("cannot be used with"), "{err}");
 }
 
-/// `--infinite` searches until Ctrl-C (SIGINT), then prints the last table
-/// and exits 0.
-#[test]
-fn infinite_analysis_stops_cleanly_on_ctrl_c() {
+/// Runs `ultimo` with `args`, waits until its standard error holds
+/// `ready`, sends it `signal` (`INT` is Ctrl-C) and returns its exit code,
+/// standard output and standard error once it has ended (within [`HANG`]).
+fn signalled(args: &[&str], ready: &str, signal: &str) -> (Option<i32>, String, String) {
     let mut child = Command::new(BIN)
-        .args([
-            "analyze",
-            "--infinite",
-            "--moves",
-            "e5",
-            "--hash",
-            "16",
-            "--multipv",
-            "2",
-        ])
+        .args(args)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -163,19 +154,23 @@ fn infinite_analysis_stops_cleanly_on_ctrl_c() {
         let _ = stdout.read_to_string(&mut text);
         text
     });
-    // Ctrl-C is caught once this line is out.
+    // The signals are caught once `ready` is out.
     let mut stderr = child.stderr.take().expect("stderr");
     let mut said = Vec::new();
     let mut byte = [0];
-    while !String::from_utf8_lossy(&said).contains("until Ctrl-C\n") {
+    while !String::from_utf8_lossy(&said).contains(ready) {
         match stderr.read(&mut byte) {
             Ok(1) => said.push(byte[0]),
-            _ => panic!("no notice: {}", String::from_utf8_lossy(&said)),
+            _ => panic!("no {ready:?}: {}", String::from_utf8_lossy(&said)),
         }
     }
+    let stderr = thread::spawn(move || {
+        let _ = stderr.read_to_end(&mut said);
+        String::from_utf8_lossy(&said).into_owned()
+    });
     thread::sleep(Duration::from_millis(500));
     let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .expect("kill runs");
     assert!(sent.success());
@@ -187,12 +182,33 @@ fn infinite_analysis_stops_cleanly_on_ctrl_c() {
         if started.elapsed() > HANG {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("ultimo analyze --infinite still ran {HANG:?} after Ctrl-C");
+            panic!("ultimo {args:?} still ran {HANG:?} after SIG{signal}");
         }
         thread::sleep(Duration::from_millis(20));
     };
-    let out = stdout.join().unwrap();
-    assert_eq!(status.code(), Some(0), "{out}");
+    (
+        status.code(),
+        stdout.join().unwrap(),
+        stderr.join().unwrap(),
+    )
+}
+
+/// `--infinite` searches until Ctrl-C (SIGINT), then prints the last table
+/// and exits 0.
+#[test]
+fn infinite_analysis_stops_cleanly_on_ctrl_c() {
+    let args = [
+        "analyze",
+        "--infinite",
+        "--moves",
+        "e5",
+        "--hash",
+        "16",
+        "--multipv",
+        "2",
+    ];
+    let (code, out, _) = signalled(&args, "until Ctrl-C\n", "INT");
+    assert_eq!(code, Some(0), "{out}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(out.contains("fen 9/9/9/9/4x4/9/9/9/9 o 1 e5"), "{out}");
     let header = lines.iter().position(|l| l.contains(" visits ")).unwrap();
@@ -201,6 +217,26 @@ fn infinite_analysis_stops_cleanly_on_ctrl_c() {
     assert!(lines[header + 1].trim_start().starts_with("1  "), "{out}");
     assert!(lines[header + 3].starts_with("nodes "), "{out}");
     assert!(!out.contains('\x1b'));
+}
+
+/// A review stopped by SIGTERM (or Ctrl-C) prints what it judged, says
+/// where it stopped, and exits 0.
+#[test]
+fn a_stopped_review_prints_what_it_judged() {
+    let mut args = vec![
+        "analyze", "--review", "--time", "2", "--hash", "16", "--moves",
+    ];
+    args.extend(PLANTED.split_whitespace());
+    let (code, out, err) = signalled(&args, "position 2/51", "TERM");
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with(" ply  side  move"), "{out}");
+    let judged = lines.iter().skip(1).take_while(|l| !l.is_empty()).count();
+    assert!((1..50).contains(&judged), "{out}");
+    assert!(
+        out.contains(&format!("stopped: {judged} of the game's moves judged")),
+        "{out}"
+    );
 }
 
 /// A temporary folder, removed when dropped.

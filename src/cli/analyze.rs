@@ -281,25 +281,25 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
     Ok(file)
 }
 
-/// Runs `work` with Ctrl-C stopping `control` instead of ending the
-/// process (where the handler can be installed; otherwise Ctrl-C ends the
-/// process as usual).
+/// Runs `work` with Ctrl-C (and SIGTERM or SIGHUP on Unix) stopping
+/// `control` instead of ending the process, so that the analysis so far is
+/// printed. A signal whose handler cannot be installed ends the process as
+/// usual.
 fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
-    let installed = signal::install().is_ok();
-    let before = signal::interrupts();
+    // Even a partial failure leaves the signals that were caught counting:
+    // they must still stop the search.
+    let _ = signal::install();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        if installed {
-            s.spawn(|| {
-                while !done.load(Ordering::SeqCst) {
-                    if signal::interrupts() > before {
-                        control.stop();
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if signal::stop_requested() {
+                    control.stop();
+                    return;
                 }
-            });
-        }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
         let result = work();
         done.store(true, Ordering::SeqCst);
         result
