@@ -19,6 +19,9 @@
 //!   only; no I/O.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
 //!   and the terminal policy.
+//! - [`review`]: whole-game analysis: every position searched, every move
+//!   judged by the drop in winning chances (inaccuracy, mistake, blunder),
+//!   as tables, summaries and JSON.
 //! - [`protocol`]: the engine's UCI/UGI-style loop on stdin/stdout, and the
 //!   bot-arena dialects (CodinGame, riddles.io).
 //! - [`arena`]: engine processes, refereed games, the match runner, its
@@ -38,6 +41,7 @@ pub mod notation;
 pub mod pgn;
 pub mod protocol;
 pub mod quote;
+pub mod review;
 pub mod rules;
 pub mod search;
 pub mod super15;

@@ -29,7 +29,7 @@ pub mod engine;
 pub mod game;
 pub mod openings;
 pub mod record;
-mod signal;
+pub mod signal;
 pub mod stats;
 pub mod tally;
 

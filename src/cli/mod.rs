@@ -42,29 +42,16 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Analyse a position: the best moves with their chances and lines
+    /// Analyse a position, or review a whole game
     ///
     /// Prints the board, then a table of the best moves with visits,
     /// win/draw/loss chances, score, proven results and principal
-    /// variations. On a terminal the table updates while the engine thinks.
-    Analyze {
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        #[command(flatten)]
-        position: PositionArgs,
-        /// Thinking time in seconds (default 3 when --nodes is not given)
-        #[arg(long, value_parser = seconds)]
-        time: Option<Duration>,
-        /// Iterations to search
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        nodes: Option<u64>,
-        /// Moves shown in the table
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
-        multipv: u16,
-        #[command(flatten)]
-        search: SearchArgs,
-    },
+    /// variations. On a terminal the table updates while the engine thinks;
+    /// --infinite searches until Ctrl-C. With --review, every position of
+    /// the game is searched and every move judged: a table of the moves
+    /// with their scores before and after and marks for inaccuracies,
+    /// mistakes and blunders, then a summary per side.
+    Analyze(analyze::AnalyzeArgs),
     /// Play a game against the engine in the terminal
     ///
     /// Type moves like e5; also undo, hint, board, help and quit. Works
@@ -237,26 +224,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
         None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
-        Some(Command::Analyze {
-            game,
-            position,
-            time,
-            nodes,
-            multipv,
-            search,
-        }) => {
-            let limits = limits(time, nodes, analyze::DEFAULT_TIME);
-            let options = Options {
-                move_overhead: Duration::ZERO,
-                ..search.options()
-            };
-            match game {
-                GameKind::Uttt => analyze::<Position>(&position, limits, multipv, options),
-                GameKind::Super15 => {
-                    analyze::<crate::super15::Position>(&position, limits, multipv, options)
-                }
-            }
-        }
+        Some(Command::Analyze(args)) => analyze::main(&args),
         Some(Command::Play {
             game,
             side,
@@ -326,24 +294,6 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// `ultimo analyze` for one game.
-fn analyze<G: CliGame>(
-    position: &PositionArgs,
-    limits: Limits,
-    multipv: u16,
-    options: Options,
-) -> Result<(), CliError> {
-    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
-    let settings = analyze::Settings {
-        pos,
-        limits,
-        multipv: multipv as usize,
-        options,
-        style: Style::for_terminal(io::stdout().is_terminal()),
-    };
-    analyze::run(&settings, &mut io::stdout()).map(|_| ())
 }
 
 /// `ultimo play` for one game: the engine's time and nodes per move, and

@@ -181,6 +181,10 @@ pub struct PgnMove {
     /// The move in the game's notation (`e5`, `b2b3`), without move number,
     /// NAGs or `!`/`?` suffixes.
     pub text: String,
+    /// Its numeric annotation glyphs, in order (`$2` is 2; a `!`/`?`
+    /// suffix is read as its NAG: `!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5,
+    /// `?!` 6).
+    pub nags: Vec<u8>,
     /// The comment after it, without braces (the first one, if several).
     pub comment: Option<String>,
     /// The line it was read from (from 1), or 0 when not read from a file.
@@ -192,6 +196,7 @@ impl PgnMove {
     pub fn new(text: impl Into<String>, comment: Option<String>) -> PgnMove {
         PgnMove {
             text: text.into(),
+            nags: Vec::new(),
             comment,
             line: 0,
         }

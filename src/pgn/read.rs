@@ -377,8 +377,14 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
             ')' => return Err((line, PgnProblem::UnopenedVariation)),
             '$' => {
                 s.bump();
-                while s.peek().is_some_and(|c| c.is_ascii_digit()) {
+                let mut nag: u32 = 0;
+                while let Some(d) = s.peek().and_then(|c| c.to_digit(10)) {
+                    nag = (nag * 10 + d).min(u32::from(u8::MAX) + 1);
                     s.bump();
+                }
+                // NAGs run from 0 to 255; one out of range is skipped.
+                if let (Some(mv), Ok(nag)) = (game.moves.last_mut(), u8::try_from(nag)) {
+                    mv.nags.push(nag);
                 }
             }
             '*' => {
@@ -401,8 +407,10 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
                 }
                 let text = token.trim_end_matches(['!', '?']);
                 if !text.is_empty() {
+                    let nags = suffix_nag(&token[text.len()..]).into_iter().collect();
                     game.moves.push(PgnMove {
                         text: text.to_string(),
+                        nags,
                         comment: None,
                         line,
                     });
@@ -498,4 +506,18 @@ pub(super) fn parse_note(text: &str) -> Option<MoveNote> {
         _ => return None,
     }
     (!note.is_empty()).then_some(note)
+}
+
+/// The NAG of a move's `!`/`?` suffix, if it is one of the six standard
+/// ones.
+fn suffix_nag(suffix: &str) -> Option<u8> {
+    match suffix {
+        "!" => Some(1),
+        "?" => Some(2),
+        "!!" => Some(3),
+        "??" => Some(4),
+        "!?" => Some(5),
+        "?!" => Some(6),
+        _ => None,
+    }
 }

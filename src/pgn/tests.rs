@@ -268,6 +268,8 @@ fn reads_ordinary_pgn() {
             ("e6", None, 12)
         ]
     );
+    let nags: Vec<&[u8]> = first.moves.iter().map(|m| &m.nags[..]).collect();
+    assert_eq!(nags, [&[1u8, 1][..], &[6], &[], &[], &[14]]);
     assert_eq!(first.result, PgnResult::Draw);
     assert_eq!(first.kind(), Some(GameKind::Uttt));
     let replayed = Replayed::<Position>::new(first, "t.pgn").unwrap();
@@ -404,6 +406,22 @@ fn replay_errors_name_the_move() {
     game.moves.pop();
     game.set_result(PgnResult::OWins);
     Replayed::<Position>::new(&read_one(&game.to_string()), "f.pgn").unwrap();
+}
+
+#[test]
+fn nags_read_and_write() {
+    let mut game = PgnGame::with_roster();
+    let mut mv = PgnMove::new("e5", None);
+    mv.nags = vec![4, 18];
+    game.moves.push(mv);
+    game.moves.push(PgnMove::new("e4", Some("fine".into())));
+    let text = game.movetext();
+    assert!(text.starts_with("1. e5 $4 $18 e4 {fine}"), "{text}");
+    let back = read_one(&game.to_string());
+    assert_eq!(back.moves[0].nags, [4, 18]);
+    assert_eq!(back.moves[1].nags, [] as [u8; 0]);
+    // A NAG out of range (0-255) is skipped.
+    assert_eq!(read_one("1. e5 $256 *").moves[0].nags, [] as [u8; 0]);
 }
 
 #[test]

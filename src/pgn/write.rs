@@ -90,6 +90,7 @@ impl PgnGame {
                 Player::O => {}
             }
             words.push(mv.text.clone());
+            words.extend(mv.nags.iter().map(|nag| format!("${nag}")));
             numbered = true;
             if let Some(comment) = &mv.comment {
                 comment_words(comment, &mut words);
