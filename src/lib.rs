@@ -13,10 +13,15 @@
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
 //! - [`super15`]: a second game, "Super 1 al 5", on bitboards: its rules,
 //!   notation and [`game::Game`] implementation; it needs only [`game`].
+//! - [`pgn`]: PGN, the game record of every tool: games read and written,
+//!   with per-move notes, and replayed with the rules of either game.
 //! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
 //!   only; no I/O.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
 //!   and the terminal policy.
+//! - [`review`]: whole-game analysis: every position searched, every move
+//!   judged by the drop in winning chances (inaccuracy, mistake, blunder),
+//!   as tables, summaries and JSON.
 //! - [`protocol`]: the engine's UCI/UGI-style loop on stdin/stdout, and the
 //!   bot-arena dialects (CodinGame, riddles.io).
 //! - [`arena`]: engine processes, refereed games, the match runner, its
@@ -33,8 +38,10 @@ pub mod display;
 pub mod game;
 pub mod gui;
 pub mod notation;
+pub mod pgn;
 pub mod protocol;
 pub mod quote;
+pub mod review;
 pub mod rules;
 pub mod search;
 pub mod super15;

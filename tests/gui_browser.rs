@@ -2,7 +2,8 @@
 //! (Debian's `chromium` and `chromium-driver`). Plays a whole game against
 //! the engine by clicking cells, checks the board and the result on the
 //! page, turns analysis on with the keyboard and waits for lines, and saves
-//! screenshots at desktop and phone widths in target/gui-e2e/.
+//! screenshots at desktop and phone widths in target/gui-e2e/. A second
+//! test plays Super 1 al 5 by clicks (piece, then destination).
 //!
 //! Without `chromedriver` on the PATH (or in ULTIMO_CHROMEDRIVER) the test
 //! says it was skipped and passes, unless ULTIMO_REQUIRE_BROWSER=1 (CI).
@@ -222,9 +223,11 @@ fn new_session(driver: &Driver) -> Session<'_> {
     }
 }
 
-#[test]
-fn plays_a_game_and_analyses_in_the_browser() {
-    let Some(chromedriver) = find_chromedriver() else {
+/// chromedriver, or `None` after saying the test is skipped (a failure
+/// with ULTIMO_REQUIRE_BROWSER=1).
+fn chromedriver_or_skip() -> Option<String> {
+    let found = find_chromedriver();
+    if found.is_none() {
         let required = std::env::var("ULTIMO_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
         assert!(
             !required,
@@ -236,6 +239,30 @@ fn plays_a_game_and_analyses_in_the_browser() {
             std::io::stderr(),
             "gui_browser: SKIPPED: no chromedriver (install chromium and chromium-driver to run it)"
         );
+    }
+    found
+}
+
+/// Where the screenshots go.
+fn screenshot_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../gui-e2e");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The page's thinking limit set to `nodes` iterations with its controls.
+fn set_nodes(s: &Session, nodes: u32) {
+    s.js(&format!(
+        "const k = document.getElementById('limit-kind'); k.value = 'nodes'; \
+          const v = document.getElementById('limit-value'); v.value = '{nodes}'; \
+          v.dispatchEvent(new Event('change'));"
+    ));
+    s.wait(10, "the node limit", &format!("return document.getElementById('limit-value').value === '{nodes}' && !document.getElementById('status').classList.contains('error');"));
+}
+
+#[test]
+fn plays_a_game_and_analyses_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
         return;
     };
     let gui = GuiProcess::start(&[]);
@@ -245,12 +272,7 @@ fn plays_a_game_and_analyses_in_the_browser() {
     s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
 
     // A quick engine: 300 iterations a move, set with the page's controls.
-    s.js(
-        "const k = document.getElementById('limit-kind'); k.value = 'nodes'; \
-          const v = document.getElementById('limit-value'); v.value = '300'; \
-          v.dispatchEvent(new Event('change'));",
-    );
-    s.wait(10, "the node limit", "return document.getElementById('limit-value').value === '300' && !document.getElementById('status').classList.contains('error');");
+    set_nodes(&s, 300);
 
     // An illegal click says why and changes nothing.
     s.click("rect.hit[data-i='40']"); // e5
@@ -339,8 +361,7 @@ fn plays_a_game_and_analyses_in_the_browser() {
     s.click("#heat");
     std::thread::sleep(Duration::from_millis(800));
 
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../gui-e2e");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = screenshot_dir();
     let desktop = s.screenshot(&dir.join("desktop.png"));
     s.resize(390, 844);
     std::thread::sleep(Duration::from_millis(500));
@@ -357,6 +378,144 @@ fn plays_a_game_and_analyses_in_the_browser() {
          page shows {result:?}; first analysis line {} ms after 'f'; page {page} bytes; \
          screenshots in {}",
         first_line.as_millis(),
+        dir.display()
+    );
+    s.call("DELETE", "", json!(null));
+}
+
+/// A count on the page.
+fn count(s: &Session, css: &str) -> u64 {
+    s.js(&format!(
+        "return document.querySelectorAll(\"{css}\").length;"
+    ))
+    .as_u64()
+    .unwrap()
+}
+
+/// Super 1 al 5 in the browser: the game chosen with the selector, a move
+/// by two clicks (the piece, then one of the destinations shown), a click
+/// elsewhere that cancels, the engine's answer, a capture, and a position
+/// with a super piece set up (screenshot target/gui-e2e/super15.png).
+#[test]
+fn plays_super15_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+    set_nodes(&s, 300);
+    s.js("const g = document.getElementById('game'); g.value = 'super15'; g.dispatchEvent(new Event('change'));");
+    s.wait(10, "the Super 1 al 5 board", "return document.body.dataset.game === 'super15' && document.querySelectorAll('rect.hit').length === 80 && document.body.dataset.turn === 'human';");
+    assert_eq!(count(&s, ".piece"), 32);
+    assert_eq!(count(&s, ".piece.x"), 16);
+    assert_eq!(count(&s, "rect.sq.central"), 4);
+    assert_eq!(s.text(".labels"), "abcdefghij12345678");
+
+    // The piece on e2: its destinations are the server's legal moves from e2.
+    let state = gui_common::state(&gui.addr);
+    let from_e2 = state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m.as_str().unwrap().starts_with("e2"))
+        .count() as u64;
+    assert!(from_e2 > 0);
+    s.click("rect.hit[data-sq='e2']");
+    assert_eq!(count(&s, ".dests .dest"), from_e2);
+    assert_eq!(count(&s, ".selsq"), 1);
+    // A click elsewhere cancels; nothing is sent.
+    s.click("rect.hit[data-sq='a5']");
+    assert_eq!(count(&s, ".dests .dest"), 0);
+    assert_eq!(count(&s, ".selsq"), 0);
+    // A click on a cell the piece cannot reach cancels too.
+    s.click("rect.hit[data-sq='e2']");
+    s.click("rect.hit[data-sq='e4']"); // a central cell
+    assert_eq!(count(&s, ".dests .dest"), 0);
+    assert_eq!(gui_common::state(&gui.addr)["moves"], json!([]));
+
+    // e2 -> e3 by two clicks, and the engine answers.
+    s.click("rect.hit[data-sq='e2']");
+    s.click("rect.hit[data-sq='e3']");
+    s.wait(
+        60,
+        "the engine's answer",
+        "return document.querySelectorAll('#moves li').length === 2 && document.body.dataset.turn === 'human';",
+    );
+    let state = gui_common::state(&gui.addr);
+    assert_eq!(state["moves"][0], "e2e3");
+    let answer = state["moves"][1].as_str().unwrap().to_string();
+    assert_eq!(s.text("#moves"), format!("e2e3{answer}"));
+    assert_eq!(count(&s, ".piece[data-sq='e3'].x"), 1);
+    assert_eq!(count(&s, ".piece[data-sq='e2']"), 0);
+    // The last move is marked, from and to.
+    assert_eq!(count(&s, ".lastsq"), 2);
+
+    // A position with a super piece: x's 4 on e6 with 10 points.
+    let fen = ".o2o3o4.o5o4o3o2./.o1o1.o3.o2.../....X4(10)...../..o2(1)......./\
+               ........../....x3...../..x1x2.x3x2x1x1./.x2x3.x5x5x4x3x2. x 3 12";
+    s.js(&format!(
+        "document.getElementById('setup-fen').value = '{fen}'; document.getElementById('setup').click();"
+    ));
+    s.wait(10, "the set-up position", "return document.querySelectorAll('.piece.super').length === 1 && document.querySelectorAll('#moves li').length === 0;");
+    assert_eq!(count(&s, ".piece.super[data-sq='e6'] .star"), 1);
+    assert_eq!(s.text(".piece[data-sq=e6] .pts"), "10");
+    assert_eq!(s.text(".piece[data-sq=c5] .pts"), "1");
+    let pieces = count(&s, ".piece");
+    // The super piece takes e7's 3 (the only piece on its line north).
+    s.click("rect.hit[data-sq='e6']");
+    assert_eq!(
+        count(&s, ".dests .dest.capture[cx='45']"),
+        1,
+        "e7 is a capture"
+    );
+    s.click("rect.hit[data-sq='e7']");
+    s.wait(
+        60,
+        "the capture and the engine's answer",
+        "return document.querySelectorAll('#moves li').length === 2 && document.body.dataset.turn === 'human';",
+    );
+    let state = gui_common::state(&gui.addr);
+    assert_eq!(state["moves"][0], "e6e7");
+    let on_board = state["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p.is_null())
+        .count() as u64;
+    assert_eq!(
+        count(&s, ".piece"),
+        on_board,
+        "the page shows the server's pieces"
+    );
+    assert!(on_board < pieces, "the captured piece is gone");
+
+    // The position again with two moves, analysis on and the super piece
+    // chosen: the screenshot.
+    s.js("document.getElementById('setup-moves').value = 'c2c3 b7b6'; document.getElementById('setup').click();");
+    s.wait(10, "the set-up position again", "return document.querySelectorAll('.piece.super').length === 1 && document.querySelectorAll('#moves li').length === 2;");
+    s.key("f");
+    s.wait(
+        30,
+        "analysis lines",
+        "return document.querySelectorAll('#lines tr').length > 0;",
+    );
+    let first_pv = s.text("#lines tr .pvmove.first");
+    assert_eq!(first_pv.len(), 4, "a Super 1 al 5 move: {first_pv:?}");
+    s.click("rect.hit[data-sq='e6']");
+    std::thread::sleep(Duration::from_millis(1500));
+    let dir = screenshot_dir();
+    let desktop = s.screenshot(&dir.join("super15.png"));
+    s.resize(390, 844);
+    std::thread::sleep(Duration::from_millis(500));
+    let phone = s.screenshot(&dir.join("super15-phone.png"));
+    assert!(desktop > 1000 && phone > 1000);
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: Super 1 al 5: e2e3 by two clicks, engine answered {answer}; \
+         a super piece's capture e6e7; screenshots in {}",
         dir.display()
     );
     s.call("DELETE", "", json!(null));

@@ -298,3 +298,127 @@ fn engines_that_fail_are_reported_and_the_game_is_kept() {
         s["moves"].as_array().unwrap().len() == 4
     });
 }
+
+/// A Super 1 al 5 game over the API: a new game, its legal moves, a move,
+/// illegal moves refused with a clear error (changing nothing), replies
+/// of Ultimo in-process and of Ultimo as an engine process (told
+/// `setoption name Game value super15`), analysis, and back to Ultimate
+/// Tic-Tac-Toe.
+#[test]
+fn plays_super15_over_the_api() {
+    let ultimo = format!("cmd={} name=process", env!("CARGO_BIN_EXE_ultimo"));
+    let gui = GuiProcess::start(&["--engine", &ultimo]);
+    let a = gui.addr.as_str();
+    let ok = |json: &str| {
+        let r = api(a, json);
+        assert_eq!(r.status, 200, "{json}: {}", r.body);
+    };
+    let refused = |json: &str, why: &str| {
+        let before = state(a);
+        let r = api(a, json);
+        assert_eq!(r.status, 400, "{json}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(error.contains(why), "{json}: {error}");
+        let after = state(a);
+        assert_eq!(
+            after["version"], before["version"],
+            "{json} changed something"
+        );
+        assert_eq!(after["fen"], before["fen"]);
+    };
+    ok(r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":300}}"#);
+    ok(r#"{"cmd":"new","game":"super15"}"#);
+    let s = state(a);
+    assert_eq!(s["game"], "super15");
+    assert_eq!(s["moves"], serde_json::json!([]));
+    assert_eq!(s["side"], "x");
+    assert_eq!(s["pieces"].as_array().unwrap().len(), 80);
+    assert_eq!(s["central"], serde_json::json!([34, 35, 44, 45]));
+    let legal: Vec<&str> = s["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(legal.len(), 44);
+    assert!(legal.contains(&"e2e3") && !legal.contains(&"e2e4"));
+    refused(
+        r#"{"cmd":"play","mv":"e2e4"}"#,
+        "e2e4: no piece may stop on the central cell e4",
+    );
+    refused(
+        r#"{"cmd":"play","mv":"a1a2"}"#,
+        "a1 holds no piece of the side to move",
+    );
+    refused(
+        r#"{"cmd":"play","mv":"e7e6"}"#,
+        "e7 holds no piece of the side to move",
+    );
+    refused(r#"{"cmd":"play","mv":"e5"}"#, "'e5' is not a move");
+    refused(
+        r#"{"cmd":"setup","game":"super15","fen":"9/9 x"}"#,
+        "bad FEN",
+    );
+    ok(r#"{"cmd":"play","mv":"e2e3"}"#);
+    let s = state(a);
+    assert_eq!(s["moves"], serde_json::json!(["e2e3"]));
+    assert_eq!(s["last"], serde_json::json!([14, 24]));
+    assert!(s["pieces"][14].is_null());
+    assert_eq!(s["pieces"][24]["number"], 3);
+    assert_eq!(s["pieces"][24]["owner"], "x");
+    assert!(s["record"].as_str().unwrap().contains("variant super15"));
+    let legal_for_o = s["legal"].clone();
+
+    // The engine process answers as o.
+    ok(r#"{"cmd":"mode","mode":"hve","human":"x","o":1,"limit":{"kind":"nodes","nodes":300}}"#);
+    let s = wait_state(a, 60, "the engine process's reply", |s| {
+        s["moves"].as_array().unwrap().len() == 2
+    });
+    assert!(s["seats"][1]["error"].is_null(), "{}", s["seats"][1]);
+    let reply = s["moves"][1].clone();
+    assert!(
+        legal_for_o.as_array().unwrap().contains(&reply),
+        "{reply} is legal"
+    );
+    // Ultimo in-process answers next.
+    ok(r#"{"cmd":"mode","mode":"hve","human":"x","o":0,"limit":{"kind":"nodes","nodes":300}}"#);
+    let mine = s["legal"][0].as_str().unwrap().to_string();
+    ok(&format!(r#"{{"cmd":"play","mv":"{mine}"}}"#));
+    let s = wait_state(a, 60, "Ultimo's reply", |s| {
+        s["moves"].as_array().unwrap().len() == 4
+    });
+    assert_eq!(s["side"], "x");
+    refused(r#"{"cmd":"goto","ply":9}"#, "past the end");
+
+    // Analysis: lines of Super 1 al 5 moves, a heat map of 80 cells.
+    ok(r#"{"cmd":"analysis","on":true,"multipv":2,"engine":0}"#);
+    let s = wait_state(a, 60, "analysis lines", |s| {
+        s["live"]["lines"].as_array().is_some_and(|l| l.len() == 2)
+    });
+    assert_eq!(s["live"]["lines"][0]["mv"].as_str().unwrap().len(), 4);
+    assert_eq!(s["live"]["heat"].as_array().unwrap().len(), 80);
+    ok(r#"{"cmd":"analysis","on":false}"#);
+    ok(r#"{"cmd":"undo"}"#);
+    assert_eq!(state(a)["moves"].as_array().unwrap().len(), 2);
+
+    // A set-up position with a super piece.
+    let fen = ".o2o3o4.o5o4o3o2./.o1o1.o3.o2.../....X4(10)...../..o2(1)......./\
+               ........../....x3...../..x1x2.x3x2x1x1./.x2x3.x5x5x4x3x2. x 3 12";
+    let setup = serde_json::json!({ "cmd": "setup", "game": "super15", "fen": fen });
+    ok(&setup.to_string());
+    let s = state(a);
+    assert_eq!(s["fen"], fen);
+    assert_eq!(s["pieces"][54]["super"], true);
+    assert_eq!(s["pieces"][54]["points"], 10);
+
+    // Back to Ultimate Tic-Tac-Toe: the engine process is switched back.
+    ok(r#"{"cmd":"new","game":"uttt"}"#);
+    ok(r#"{"cmd":"mode","mode":"hve","human":"x","o":1,"limit":{"kind":"nodes","nodes":300}}"#);
+    ok(r#"{"cmd":"play","mv":"e5"}"#);
+    let s = wait_state(a, 60, "the engine process's reply in uttt", |s| {
+        s["moves"].as_array().unwrap().len() == 2
+    });
+    assert_eq!(s["game"], "uttt");
+    assert!(s["seats"][1]["error"].is_null(), "{}", s["seats"][1]);
+    assert_eq!(s["cells"].as_array().unwrap().len(), 81);
+}

@@ -1,7 +1,7 @@
 //! `ultimo match` driven through the real binary: a match between two Ultimo
 //! processes, matches against deliberately broken engines
-//! (`tests/engines/broken.sh`), record round trips, and clear errors for
-//! bad input.
+//! (`tests/engines/broken.sh`), PGN records and their replays, and clear
+//! errors for bad input.
 #![cfg(unix)]
 
 use std::io::Read;
@@ -140,11 +140,11 @@ impl Drop for TempFile {
     }
 }
 
-/// Replays a record file, after checking every line of it is there.
+/// Replays a PGN file, after checking every game of it is there.
 fn replay(record: &TempFile, extra: &[&str], games: usize) -> String {
     let text = std::fs::read_to_string(record.path()).expect("record written");
     assert_eq!(
-        text.lines().filter(|l| l.starts_with("game ")).count(),
+        text.lines().filter(|l| l.starts_with("[Round ")).count(),
         games
     );
     let mut args = vec!["--replay", record.name()];
@@ -154,9 +154,9 @@ fn replay(record: &TempFile, extra: &[&str], games: usize) -> String {
 
 #[test]
 fn two_ultimo_processes_play_a_match() {
-    let record = TempFile::new("ultimo-vs-ultimo.txt");
+    let record = TempFile::new("ultimo-vs-ultimo.pgn");
     let (base, new) = (ultimo("base"), ultimo("new"));
-    let out = success(&ultimo_match(&[
+    let args = [
         "--engine",
         &base,
         "--engine",
@@ -169,15 +169,48 @@ fn two_ultimo_processes_play_a_match() {
         "4",
         "--seed",
         "1",
-        "--record",
+        "--pgnout",
         record.name(),
-    ]));
+    ];
+    let out = success(&ultimo_match(&args));
     assert!(field(&out, "games").starts_with("4: "), "{out}");
     assert_eq!(field(&out, "faults"), "base none, new none");
     assert!(field(&out, "pairs").starts_with("2: "), "{out}");
     assert_eq!(field(&out, "end"), "all 4 games played");
     let text = std::fs::read_to_string(record.path()).unwrap();
-    assert!(text.contains("end normal"), "{text}");
+    assert!(text.starts_with("[Event \"ultimo match "), "{text}");
+    assert!(text.contains("[Termination \"normal\"]"), "{text}");
+    assert!(text.contains("[TimeControl \"nodes=200\"]"), "{text}");
+    assert!(
+        text.contains("[Variant \"Ultimate Tic-Tac-Toe\"]"),
+        "{text}"
+    );
+    // The four random opening moves, then the engines' notes: a score
+    // with its depth, and the time.
+    assert!(text.contains("\n\n1. "), "{text}");
+    assert_eq!(text.matches("{book}").count(), 16, "{text}");
+    let note = text
+        .split('{')
+        .skip(1)
+        .filter_map(|c| c.split('}').next())
+        .find(|c| *c != "book")
+        .expect("a note");
+    let (score, time) = note.split_once(' ').expect("score and time");
+    assert!(
+        score.starts_with(['+', '-', '0']) && score.contains('/'),
+        "{note}"
+    );
+    assert!(time.ends_with('s'), "{note}");
+    let replayed = replay(&record, &[], 4);
+    assert_eq!(statistics(&replayed), statistics(&out));
+    // A second match is appended to the file, and both are replayed.
+    let second = success(&ultimo_match(&args));
+    assert_eq!(field(&second, "end"), "all 4 games played");
+    let both = std::fs::read_to_string(record.path()).unwrap();
+    assert!(both.starts_with(&text), "the first match was overwritten");
+    let replayed = replay(&record, &[], 8);
+    assert!(field(&replayed, "games").starts_with("8: "), "{replayed}");
+    assert!(field(&replayed, "pairs").starts_with("4: "), "{replayed}");
 }
 
 #[test]
@@ -189,7 +222,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
         ("exit", "crash"),
         ("silent", "timeout"),
     ] {
-        let record = TempFile::new(&format!("against-{mode}.txt"));
+        let record = TempFile::new(&format!("against-{mode}.pgn"));
         let bad = broken(mode);
         let out = success(&ultimo_match(&[
             "--engine",
@@ -204,7 +237,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
             // loaded machine, and `silent` loses each game after it.
             "--move-timeout",
             "2000",
-            "--record",
+            "--pgnout",
             record.name(),
         ]));
         assert_eq!(field(&out, "games"), "4: W 4 D 0 L 0", "{mode}");
@@ -222,7 +255,7 @@ fn broken_engines_lose_by_fault_and_the_match_goes_on() {
 fn broken_engines_against_each_other() {
     // `illegal` plays e5, legal as x's first move; `exit` exits when asked
     // to move. Every game ends by a fault, and the match still finishes.
-    let record = TempFile::new("illegal-vs-exit.txt");
+    let record = TempFile::new("illegal-vs-exit.pgn");
     let (illegal, exit) = (broken("illegal"), broken("exit"));
     let output = ultimo_match(&[
         "--engine",
@@ -239,7 +272,7 @@ fn broken_engines_against_each_other() {
         "4",
         "--concurrency",
         "2",
-        "--record",
+        "--pgnout",
         record.name(),
     ]);
     let out = success(&output);
@@ -261,7 +294,7 @@ fn broken_engines_against_each_other() {
 
 #[test]
 fn record_round_trip_gives_the_same_summary() {
-    let record = TempFile::new("round-trip.txt");
+    let record = TempFile::new("round-trip.pgn");
     let (base, new) = (ultimo("base"), ultimo("new"));
     let sprt = ["--sprt", "-5", "5", "0.05", "0.05"];
     let mut args = vec![
@@ -279,7 +312,7 @@ fn record_round_trip_gives_the_same_summary() {
         "7",
         "--concurrency",
         "2",
-        "--record",
+        "--pgnout",
         record.name(),
     ];
     args.extend_from_slice(&sprt);
@@ -331,14 +364,26 @@ fn bad_input_gives_clear_errors() {
         "{err}"
     );
 
-    let record = TempFile::new("broken-record.txt");
-    std::fs::write(record.path(), "engines a b\ngame 1; pair 1; x a; o b\n").unwrap();
+    let record = TempFile::new("broken-record.pgn");
+    std::fs::write(record.path(), "[White \"a\"]\n[Black \"b\"\n1. e5 *\n").unwrap();
     let record_name = record.name();
     let err = failure(&ultimo_match(&["--replay", record_name]));
     assert!(
-        err.contains(&format!("error: {record_name}:2: expected 9 fields")),
+        err.contains(&format!(
+            "error: {record_name}:2: the tag is not closed with ']'"
+        )),
         "{err}"
     );
+    std::fs::write(record.path(), "[Round \"1\"]\n\n1. e5 e5 1-0\n").unwrap();
+    let err = failure(&ultimo_match(&["--replay", record_name]));
+    assert!(
+        err.contains(&format!(
+            "error: {record_name}:3: move 1... e5 is illegal: the cell is already taken"
+        )),
+        "{err}"
+    );
+    let err = failure(&ultimo_match(&["--record", record_name]));
+    assert!(err.contains("--record"), "{err}");
 }
 
 /// Long enough for a run that should end at once, even on a loaded machine;
@@ -589,7 +634,7 @@ fn second_ctrl_c_aborts_the_running_game() {
 
 #[test]
 fn super15_match_records_and_replays_its_game() {
-    let record = TempFile::new("super15.txt");
+    let record = TempFile::new("super15.pgn");
     let (base, random) = (
         ultimo("base"),
         format!("{} option.RandomMove=true", ultimo("random")),
@@ -609,31 +654,34 @@ fn super15_match_records_and_replays_its_game() {
         "2",
         "--seed",
         "1",
-        "--record",
+        "--pgnout",
         record.name(),
     ]));
     assert!(field(&live, "games").starts_with("4: "), "{live}");
     assert_eq!(field(&live, "faults"), "base none, random none");
     assert_eq!(field(&live, "end"), "all 4 games played");
     let text = std::fs::read_to_string(record.path()).unwrap();
-    assert!(
-        text.contains("\nvariant super15\nengines base random\n"),
-        "{text}"
-    );
-    assert!(text.contains("end normal"), "{text}");
-    // Super 1 al 5 moves are from-to pairs of squares, e.g. `c2c3`.
-    let opening = text
-        .lines()
-        .find_map(|l| l.split("; ").find_map(|f| f.strip_prefix("opening ")))
-        .expect("an opening");
-    assert_eq!(opening.split(' ').count(), 2, "{opening}");
-    assert!(opening.split(' ').all(|m| m.len() == 4), "{opening}");
+    assert!(text.contains("[Variant \"Super 1 al 5\"]\n"), "{text}");
+    assert!(text.contains("[Termination \"normal\"]"), "{text}");
+    // Super 1 al 5 moves are from-to pairs of squares, e.g. `c2c3`; the
+    // two opening moves are marked as book.
+    let game = text.split("\n\n").nth(1).expect("a movetext");
+    let words: Vec<&str> = game.split_whitespace().collect();
+    assert_eq!(words[..2], ["1.", words[1]], "{game}");
+    assert_eq!(words[1].len(), 4, "{game}");
+    assert_eq!(words[2], "{book}", "{game}");
+    assert_eq!(words[3..6], ["1...", words[4], "{book}"], "{game}");
+    assert_eq!(words[4].len(), 4, "{game}");
     let replayed = replay(&record, &[], 4);
     assert_eq!(statistics(&replayed), statistics(&live));
-    // Without its variant line the record is read as Ultimate Tic-Tac-Toe,
+    // Without its Variant tags the record is read as Ultimate Tic-Tac-Toe,
     // whose referee refuses the moves.
-    let uttt = TempFile::new("super15-as-uttt.txt");
-    std::fs::write(uttt.path(), text.replace("variant super15\n", "")).unwrap();
+    let uttt = TempFile::new("super15-as-uttt.pgn");
+    std::fs::write(
+        uttt.path(),
+        text.replace("[Variant \"Super 1 al 5\"]\n", ""),
+    )
+    .unwrap();
     let err = failure(&ultimo_match(&["--replay", uttt.name()]));
     assert!(err.contains("is not a cell"), "{err}");
 }

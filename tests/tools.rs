@@ -94,6 +94,56 @@ fn play_undo_and_quit() {
 }
 
 #[test]
+fn play_saves_its_games_in_pgn() {
+    let dir = std::env::temp_dir().join(format!("ultimo-play-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("games.pgn");
+    let name = path.to_str().unwrap();
+    let args = ["play", "--nodes", "200", "--hash", "16", "--pgnout", name];
+    let (code, out, err) = run(&args, "e5\nquit\n");
+    assert_eq!(code, 0, "{err}");
+    let reply = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Ultimo plays "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("a reply")
+        .to_string();
+    assert!(
+        out.ends_with(&format!("Moves: 1. e5 {reply} *\nBye.\n")),
+        "{out}"
+    );
+    // A second game from a FEN, as o, is appended.
+    let fen = "9/9/9/9/4x4/9/9/9/9 o 1 e5";
+    let mut second = args.to_vec();
+    second.extend(["--side", "o", "--fen", fen]);
+    let (code, out, err) = run(&second, "e4\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nMoves: 1... e4 "), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let games = ultimo::pgn::read(&text, name).unwrap();
+    assert_eq!(games.len(), 2, "{text}");
+    assert_eq!(games[0].tag("White"), Some("Human"));
+    assert_eq!(games[0].tag("Termination"), Some("unterminated"));
+    assert_eq!(games[1].tag("White"), Some("Ultimo"));
+    assert_eq!(games[1].tag("FEN"), Some(fen));
+    for game in &games {
+        let replayed = ultimo::pgn::Replayed::<Position>::new(game, name).unwrap();
+        assert!(replayed.moves.len() >= 2, "{text}");
+    }
+    assert!(text.contains(&format!("1. e5 {reply} {{")), "{text}");
+    // A file that cannot be written is refused before the game.
+    let bad = dir.to_str().unwrap();
+    let (code, out, err) = run(&["play", "--pgnout", bad], "e5\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: cannot write to {bad}: ")),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn play_rejects_bad_arguments() {
     for args in [
         &["play", "--side", "z"][..],

@@ -220,6 +220,7 @@ fn each_engine_gets_its_own_time_control() {
         logged(&log_a, "a", "nodes=7"),
         logged(&log_b, "b", "tc=1+0.01"),
     );
+    let pgn = dir.file("games.pgn");
     let output = ultimo_match(&[
         "--engine",
         &a,
@@ -229,9 +230,24 @@ fn each_engine_gets_its_own_time_control() {
         "1",
         "--games",
         "2",
+        "--pgnout",
+        &pgn,
     ]);
     let out = success(&output);
     assert!(out.contains("end         all 2 games played"), "{out}");
+    // The PGN gives each side's control, as cutechess does, and reads back.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        text.contains("[WhiteTimeControl \"nodes=7\"]\n[BlackTimeControl \"1+0.01\"]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[WhiteTimeControl \"1+0.01\"]\n[BlackTimeControl \"nodes=7\"]\n"),
+        "{text}"
+    );
+    assert!(!text.contains("[TimeControl "), "{text}");
+    let replayed = success(&ultimo_match(&["--replay", &pgn]));
+    assert_eq!(statistics(&replayed), statistics(&out));
     let progress = String::from_utf8_lossy(&output.stderr);
     assert!(
         progress.starts_with("match: a (nodes 7) vs b (tc 1+0.01 s), 2 games, openings"),
@@ -294,44 +310,78 @@ fn sharded_and_merged_equals_the_whole_match() {
         success(&ultimo_match(&args))
     };
     let (whole_json, merged_json) = (dir.file("whole.json"), dir.file("merged.json"));
+    let (whole_pgn, replayed_json) = (dir.file("whole.pgn"), dir.file("replayed.json"));
     // The whole match plays its games two at a time, in another order.
-    let whole = run(base(&["--concurrency", "2", "--json", &whole_json]));
+    let whole = run(base(&[
+        "--concurrency",
+        "2",
+        "--json",
+        &whole_json,
+        "--pgnout",
+        &whole_pgn,
+    ]));
     let shards: Vec<String> = (1..=2)
-        .map(|k| dir.file(&format!("shard-{k}.txt")))
+        .map(|k| dir.file(&format!("shard-{k}.pgn")))
         .collect();
     for (k, shard) in shards.iter().enumerate() {
         let out = run(base(&[
             "--shard",
             &format!("{}/2", k + 1),
-            "--record",
+            "--pgnout",
             shard,
         ]));
         assert!(out.contains("end         all 6 games played"), "{out}");
     }
+    // The shards in another order: the engines come by Round, not by file.
     let merged = success(&ultimo_match(&[
         "--merge",
-        &shards[0],
         &shards[1],
+        &shards[0],
         "--json",
         &merged_json,
     ]));
     assert_eq!(statistics(&merged), statistics(&whole));
     assert!(
-        merged.contains("shard-2.txt: 6 games, every move legal"),
+        merged.contains("shard-2.pgn: 6 games, every move legal\nrecord      "),
         "{merged}"
     );
     assert_eq!(
         json(&merged_json)["standings"],
         json(&whole_json)["standings"]
     );
-    // Shard 1 played the pairs 1, 3, 5 (games 1-2, 5-6, 9-10).
-    let record = std::fs::read_to_string(&shards[0]).unwrap();
-    let games: Vec<&str> = record
-        .lines()
-        .filter_map(|l| l.strip_prefix("game "))
-        .map(|l| l.split(';').next().unwrap())
-        .collect();
+    // The whole match's PGN replayed gives its summary again.
+    let replayed = success(&ultimo_match(&[
+        "--replay",
+        &whole_pgn,
+        "--json",
+        &replayed_json,
+    ]));
+    assert_eq!(statistics(&replayed), statistics(&whole));
+    assert!(
+        replayed.contains("whole.pgn: 12 games, every move legal"),
+        "{replayed}"
+    );
+    assert_eq!(
+        json(&replayed_json)["standings"],
+        json(&whole_json)["standings"]
+    );
+    // Shard 1 played the pairs 1, 3, 5 (games 1-2, 5-6, 9-10), under its
+    // own Event; shard 2 under another.
+    let rounds = |file: &str| -> (Vec<String>, Vec<String>) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let tag = |name: &str| -> Vec<String> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix(&format!("[{name} \"")))
+                .map(|l| l.trim_end_matches("\"]").to_string())
+                .collect()
+        };
+        (tag("Round"), tag("Event"))
+    };
+    let (games, events) = rounds(&shards[0]);
     assert_eq!(games, ["1", "2", "5", "6", "9", "10"]);
+    let (_, other_events) = rounds(&shards[1]);
+    assert!(events.iter().all(|e| e == &events[0]), "{events:?}");
+    assert_ne!(events[0], other_events[0]);
 }
 
 #[test]

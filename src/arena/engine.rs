@@ -1,10 +1,19 @@
 //! Engine processes: how an engine is named on the command line, and
 //! talking to it over its standard input and output.
+//!
+//! Each engine runs in a process group of its own (on Unix), and stopping
+//! an engine kills the whole group, so that what the engine started (a
+//! `sleep` in a script, helper processes) goes with it. A line of its
+//! output may be at most [`MAX_LINE`] bytes long, and at most
+//! [`LINE_QUEUE`] lines wait to be read: the runner's memory stays bounded
+//! whatever the engine writes.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -225,13 +234,77 @@ pub enum EngineError {
     /// No expected answer within the time allowed.
     #[error("no answer within {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// No answer to the handshake: to `ugi` and then to `uci` when no
+    /// dialect is forced, or to the one forced; `None` for one not tried.
+    #[error("{}", unanswered(*.ugi, *.uci))]
+    NoHandshake {
+        /// How long `ugi` was waited for, if it was sent.
+        ugi: Option<Duration>,
+        /// How long `uci` was waited for, if it was sent.
+        uci: Option<Duration>,
+    },
+    /// A line of output longer than [`MAX_LINE`] bytes (an engine that
+    /// floods its output): a protocol violation, and the line is not read
+    /// any further.
+    #[error("sent a line longer than {MAX_LINE} bytes")]
+    LineTooLong,
+    /// The log file for the engine's standard error cannot be opened.
+    #[error("cannot open the log file {}: {problem}", .path.display())]
+    Log {
+        /// The file.
+        path: PathBuf,
+        /// Why, in words.
+        problem: String,
+    },
     /// The match is being stopped.
     #[error("the match was stopped")]
     Aborted,
 }
 
+/// The words for a handshake without an answer: `no answer to ugi within
+/// 5000 ms, nor to uci within 5000 ms`.
+fn unanswered(ugi: Option<Duration>, uci: Option<Duration>) -> String {
+    let tried: Vec<String> = [("ugi", ugi), ("uci", uci)]
+        .into_iter()
+        .filter_map(|(hello, waited)| {
+            waited.map(|w| format!("to {hello} within {} ms", w.as_millis()))
+        })
+        .collect();
+    match &tried[..] {
+        [] => "no answer to the handshake".to_string(),
+        [first, rest @ ..] => {
+            let mut text = format!("no answer {first}");
+            for more in rest {
+                text.push_str(", nor ");
+                text.push_str(more);
+            }
+            text
+        }
+    }
+}
+
+/// The longest line an engine may write, in bytes (64 KiB, newline not
+/// counted): far more than any protocol line needs (a `position` with every
+/// move is about 250 bytes, an `info` line with a long PV a few KiB). A
+/// longer line is [`EngineError::LineTooLong`].
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The most lines read from an engine and not yet looked at. When they
+/// pile up (an engine writing while the runner waits for the other one),
+/// the reader stops reading and the engine waits on its full pipe, so at
+/// most `LINE_QUEUE * MAX_LINE` bytes (16 MiB, short lines far less) wait
+/// per engine.
+pub const LINE_QUEUE: usize = 256;
+
 /// A line of the engine's output and when it arrived.
 type Line = (Instant, String);
+
+/// What the reader thread passes on: a line, or the news that a line was
+/// too long (after which it reads no more).
+enum Output {
+    Line(Line),
+    TooLong,
+}
 
 /// How often a wait looks at the abort flag.
 const POLL: Duration = Duration::from_millis(50);
@@ -239,51 +312,91 @@ const POLL: Duration = Duration::from_millis(50);
 /// How long `quit` may take before the process is killed.
 const QUIT_GRACE: Duration = Duration::from_millis(500);
 
-/// A running engine process. Dropping it kills the process.
+/// The file in `dir` that keeps the standard error of the engine called
+/// `name`: `dir/name.log`, with `/` and `\` in the name made `_`.
+pub fn log_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{}.log", name.replace(['/', '\\'], "_")))
+}
+
+/// Opens (creates, or appends to) the log of engine `name` in `dir`.
+fn open_log(dir: &Path, name: &str) -> Result<File, EngineError> {
+    let path = log_path(dir, name);
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| EngineError::Log {
+            path,
+            problem: e.to_string(),
+        })
+}
+
+/// A running engine process, in a process group of its own on Unix.
+/// Dropping it kills the whole group.
 pub struct Engine {
     /// The engine's name.
     pub name: String,
     /// The dialect it answered the handshake in.
     pub dialect: Dialect,
     child: Child,
+    /// The exit status, once the process has been reaped (after its group
+    /// was killed).
+    status: Option<ExitStatus>,
     stdin: ChildStdin,
-    lines: Receiver<Line>,
+    lines: Receiver<Output>,
 }
 
 impl Engine {
     /// Starts the engine of `spec`, does the handshake (`ugi` -> `ugiok`,
     /// or `uci` -> `uciok`), sends its options and waits for `readyok`;
     /// every answer within `timeout`. An `info string error` answer to an
-    /// option is an error.
+    /// option is an error. The engine's standard error is discarded.
     pub fn start(
         spec: &EngineSpec,
         timeout: Duration,
         abort: &AtomicBool,
     ) -> Result<Engine, EngineError> {
+        Engine::start_logged(spec, timeout, abort, None)
+    }
+
+    /// [`Engine::start`], with the engine's standard error appended to its
+    /// log in the directory `log` (see [`log_path`]) if given.
+    pub fn start_logged(
+        spec: &EngineSpec,
+        timeout: Duration,
+        abort: &AtomicBool,
+        log: Option<&Path>,
+    ) -> Result<Engine, EngineError> {
+        let stderr = match log {
+            Some(dir) => Stdio::from(open_log(dir, &spec.name)?),
+            None => Stdio::null(),
+        };
         let mut command = Command::new(&spec.program);
         command
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         // Own process group: a Ctrl-C in the terminal reaches the runner,
-        // which decides what to do, and not the engines.
+        // which decides what to do, and not the engines; and the runner
+        // can kill the engine with everything it started.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .spawn()
             .map_err(|e| EngineError::Crashed(format!("cannot start '{}': {e}", spec.program)))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
+            kill_group(&mut child);
             let _ = child.wait();
             return Err(EngineError::Crashed("no pipes to the engine".to_string()));
         };
-        let (sender, lines) = mpsc::channel();
-        thread::spawn(move || read_lines(BufReader::new(stdout), sender));
+        let (sender, lines) = mpsc::sync_channel(LINE_QUEUE);
+        thread::spawn(move || read_lines(stdout, sender));
         let mut engine = Engine {
             name: spec.name.clone(),
             dialect: spec.dialect.unwrap_or(Dialect::Ugi),
             child,
+            status: None,
             stdin,
             lines,
         };
@@ -319,12 +432,26 @@ impl Engine {
         let hello = |d| if d == Dialect::Ugi { "ugi" } else { "uci" };
         self.send(hello(first))?;
         let answer = self.wait_for(timeout, abort, |l| l == "ugiok" || l == "uciok");
-        let answer = match answer {
-            Err(EngineError::Timeout(_)) if forced.is_none() => {
+        let answer = match (answer, forced) {
+            (Err(EngineError::Timeout(_)), None) => {
                 self.send("uci")?;
-                self.wait_for(timeout, abort, |l| l == "uciok")
+                match self.wait_for(timeout, abort, |l| l == "uciok") {
+                    Err(EngineError::Timeout(_)) => Err(EngineError::NoHandshake {
+                        ugi: Some(timeout),
+                        uci: Some(timeout),
+                    }),
+                    other => other,
+                }
             }
-            other => other,
+            (Err(EngineError::Timeout(_)), Some(Dialect::Ugi)) => Err(EngineError::NoHandshake {
+                ugi: Some(timeout),
+                uci: None,
+            }),
+            (Err(EngineError::Timeout(_)), Some(Dialect::Uci)) => Err(EngineError::NoHandshake {
+                ugi: None,
+                uci: Some(timeout),
+            }),
+            (other, _) => other,
         }?;
         self.dialect = if answer.1 == "ugiok" {
             Dialect::Ugi
@@ -362,15 +489,19 @@ impl Engine {
                 None => POLL,
             };
             match self.lines.recv_timeout(POLL.min(left)) {
-                Ok((at, line)) => {
+                Ok(Output::Line((at, line))) => {
                     if wanted(&line) {
                         return Ok((at, line));
                     }
                 }
+                Ok(Output::TooLong) => return Err(EngineError::LineTooLong),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = match self.child.try_wait() {
-                        Ok(Some(status)) => format!(" ({status})"),
+                    // Usually it has exited: give it a moment to, for its
+                    // status. The engine is finished either way.
+                    let exited = self.wait_exit(EXIT_GRACE);
+                    let status = match self.end() {
+                        Some(status) if exited => format!(" ({status})"),
                         _ => String::new(),
                     };
                     return Err(EngineError::Crashed(format!(
@@ -394,46 +525,146 @@ impl Engine {
             .map(|_| ())
     }
 
-    /// Asks the engine to quit, and kills it if it has not within half a
-    /// second.
+    /// Asks the engine to quit, waits up to half a second for it to exit,
+    /// then kills its process group (what it started and left running
+    /// too).
     pub fn quit(mut self) {
         let _ = self.send("quit");
-        let deadline = Instant::now() + QUIT_GRACE;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+        self.wait_exit(QUIT_GRACE);
+        // Drop kills the group.
+    }
+
+    /// Waits up to `grace` for the engine's process to exit, without
+    /// reaping it (its process group id stays its own until the group is
+    /// killed); whether it exited.
+    fn wait_exit(&mut self, grace: Duration) -> bool {
+        let deadline = Instant::now() + grace;
+        loop {
+            if self.exited() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
             }
             thread::sleep(Duration::from_millis(5));
         }
-        // Drop kills it.
+    }
+
+    /// Whether the engine's process has exited (it is not reaped).
+    #[cfg(unix)]
+    fn exited(&mut self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        let pid = libc::id_t::from(self.child.id());
+        // SAFETY: `siginfo_t` is plain data, for which all zeroes is a
+        // valid value, and `waitid` only writes into it. With `WNOWAIT`
+        // the child stays waitable, so `Child::wait` reaps it later.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            libc::waitid(libc::P_PID, pid, &mut info, flags) == 0 && info.si_pid() != 0
+        }
+    }
+
+    /// Whether the engine's process has exited (reaped at once where
+    /// process groups are not used).
+    #[cfg(not(unix))]
+    fn exited(&mut self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        match self.child.try_wait() {
+            Ok(Some(status)) => {
+                self.status = Some(status);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Kills the engine's process group and reaps the engine: its exit
+    /// status (`None` if it could not be had).
+    fn end(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            kill_group(&mut self.child);
+            self.status = self.child.wait().ok();
+        }
+        self.status
     }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
+        self.end();
     }
 }
 
-/// Forwards the engine's output lines (without `\r\n`, invalid UTF-8
-/// replaced) with their arrival time, until the output ends.
-fn read_lines(mut reader: impl BufRead, sender: mpsc::Sender<Line>) {
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                let at = Instant::now();
-                let line = String::from_utf8_lossy(&buf).trim().to_string();
-                if sender.send((at, line)).is_err() {
-                    return;
-                }
-            }
+/// How long an engine that closed its output may take to exit before its
+/// exit status is left out of the error.
+const EXIT_GRACE: Duration = Duration::from_millis(100);
+
+/// Kills `child`'s process group with SIGKILL: the child and everything it
+/// started that stayed in its group. The child must not have been reaped
+/// yet: until it is, its process id (the group's id) cannot be reused.
+#[cfg(unix)]
+fn kill_group(child: &mut Child) {
+    // The child leads its own group (`process_group(0)`): the group's id is
+    // its process id.
+    match libc::pid_t::try_from(child.id()) {
+        // SAFETY: `kill` takes no pointers; a negative pid names the
+        // process group, which is the engine's own.
+        Ok(pgid) if pgid > 0 => unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        },
+        _ => {
+            let _ = child.kill();
         }
+    }
+}
+
+/// Kills `child` (there are no process groups to kill here).
+#[cfg(not(unix))]
+fn kill_group(child: &mut Child) {
+    let _ = child.kill();
+}
+
+/// Forwards the engine's output lines (without `\r\n`, invalid UTF-8
+/// replaced) with their arrival time, until the output ends, the engine is
+/// dropped or a line is longer than [`MAX_LINE`] (then [`Output::TooLong`]
+/// is sent and nothing more is read). Reads in chunks and keeps at most
+/// one line of [`MAX_LINE`] bytes; `sender` holds at most [`LINE_QUEUE`]
+/// lines, and waits (so the engine waits) while it is full.
+fn read_lines(mut reader: impl Read, sender: SyncSender<Output>) {
+    let mut chunk = [0u8; 8192];
+    let mut line = Vec::new();
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let mut rest = &chunk[..n];
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            if line.len() + end > MAX_LINE {
+                let _ = sender.send(Output::TooLong);
+                return;
+            }
+            line.extend_from_slice(&rest[..end]);
+            let at = Instant::now();
+            let text = String::from_utf8_lossy(&line).trim().to_string();
+            line.clear();
+            if sender.send(Output::Line((at, text))).is_err() {
+                return;
+            }
+            rest = &rest[end + 1..];
+        }
+        if line.len() + rest.len() > MAX_LINE {
+            let _ = sender.send(Output::TooLong);
+            return;
+        }
+        line.extend_from_slice(rest);
     }
 }
 
@@ -584,6 +815,80 @@ mod tests {
         let mut specs = [spec("cmd=u"), spec("cmd=u"), spec("cmd=a name=u#2")];
         let err = distinct_names(&mut specs).unwrap_err();
         assert_eq!(err, EngineSpecError::SameName("u#2".into()));
+    }
+
+    /// What [`read_lines`] passes on from `input`, read `piece` bytes at
+    /// a time: the lines, then `None` for a line too long.
+    fn lines_of(input: &[u8], piece: usize) -> Vec<Option<String>> {
+        /// A reader that gives at most `piece` bytes a call.
+        struct Pieces<'a>(&'a [u8], usize);
+        impl Read for Pieces<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let (sender, receiver) = mpsc::sync_channel(LINE_QUEUE);
+        let input = input.to_vec();
+        let reader = thread::spawn(move || read_lines(Pieces(&input, piece), sender));
+        let got = receiver
+            .iter()
+            .map(|output| match output {
+                Output::Line((_, line)) => Some(line),
+                Output::TooLong => None,
+            })
+            .collect();
+        reader.join().unwrap();
+        got
+    }
+
+    #[test]
+    fn reads_lines_in_any_pieces() {
+        let input = b"id name x\r\nugiok\n\n  info \xff \nbestmove e5";
+        let expected = ["id name x", "ugiok", "", "info \u{fffd}", "bestmove e5"];
+        let expected: Vec<Option<String>> = expected.iter().map(|l| Some(l.to_string())).collect();
+        for piece in [1, 2, 3, 7, 8192] {
+            // The last line, without a newline, is lost with the output.
+            assert_eq!(lines_of(input, piece), expected[..4], "piece {piece}");
+        }
+    }
+
+    #[test]
+    fn a_line_too_long_ends_the_reading() {
+        let mut input = vec![b'x'; MAX_LINE];
+        input.extend_from_slice(b"\nok\n");
+        // A line of MAX_LINE bytes is read, one more byte is too long,
+        // newline or not, and nothing after it is read.
+        let long = Some("x".repeat(MAX_LINE));
+        for piece in [1000, 8192, 100_000] {
+            assert_eq!(lines_of(&input, piece), [long.clone(), Some("ok".into())]);
+        }
+        let mut input = vec![b'x'; MAX_LINE + 1];
+        input.extend_from_slice(b"\nok\n");
+        assert_eq!(lines_of(&input, 8192), [None]);
+        assert_eq!(lines_of(&vec![b'y'; 10 * MAX_LINE], 8192), [None]);
+    }
+
+    #[test]
+    fn handshake_errors_say_what_was_tried() {
+        let ms = Duration::from_millis;
+        let err = |ugi, uci| EngineError::NoHandshake { ugi, uci }.to_string();
+        assert_eq!(
+            err(Some(ms(5000)), Some(ms(5000))),
+            "no answer to ugi within 5000 ms, nor to uci within 5000 ms"
+        );
+        assert_eq!(err(Some(ms(300)), None), "no answer to ugi within 300 ms");
+        assert_eq!(err(None, Some(ms(300))), "no answer to uci within 300 ms");
+        assert_eq!(err(None, None), "no answer to the handshake");
+    }
+
+    #[test]
+    fn log_files_are_named_after_the_engines() {
+        let dir = Path::new("logs");
+        assert_eq!(log_path(dir, "base"), Path::new("logs/base.log"));
+        assert_eq!(log_path(dir, "../a\\b"), Path::new("logs/.._a_b.log"));
     }
 
     #[cfg(unix)]

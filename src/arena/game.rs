@@ -2,6 +2,7 @@
 //! rules.
 
 use crate::game::Player;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::openings::{ArenaGame, Opening, TextProblem};
 use crate::arena::record::{GameRecord, Termination, sanitize};
 use crate::game::{GameKind, Outcome};
+use crate::pgn::MoveNote;
 use crate::rules::Position;
 
 /// The settings every game of a match shares.
@@ -21,6 +23,8 @@ pub struct GameSettings {
     pub move_timeout: Duration,
     /// The longest the handshake and `readyok` may take.
     pub startup_timeout: Duration,
+    /// The directory of the engines' logs (standard error), if kept.
+    pub log: Option<PathBuf>,
 }
 
 /// Which game to play: its number, pair, opening, and which engine (0 or 1)
@@ -134,8 +138,10 @@ impl Halt {
     fn from_error(engine: usize, error: EngineError, what: &str) -> Halt {
         let kind = match error {
             EngineError::Aborted => return Halt::Aborted,
-            EngineError::Crashed(_) => Termination::Crash,
-            EngineError::Timeout(_) => Termination::Timeout,
+            EngineError::Crashed(_) | EngineError::Log { .. } => Termination::Crash,
+            EngineError::Timeout(_) | EngineError::NoHandshake { .. } => Termination::Timeout,
+            // Like an unreadable answer: the engine broke the protocol.
+            EngineError::LineTooLong => Termination::Illegal,
         };
         Halt::fault(engine, kind, format!("{what}: {error}"))
     }
@@ -152,10 +158,13 @@ pub fn play_game<G: ArenaGame>(
     setup: &GameSetup<G>,
     abort: &AtomicBool,
 ) -> Option<GameRecord<G>> {
-    let mut moves = Vec::new();
+    let mut played = Played {
+        moves: Vec::new(),
+        notes: Vec::new(),
+    };
     let mut pos = setup.opening.position();
     let result = prepare(slots, specs, settings, abort)
-        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut moves, abort));
+        .and_then(|()| play_moves(slots, settings, setup, &mut pos, &mut played, abort));
     let (outcome, termination, reason) = match result {
         Ok(()) => {
             let outcome = pos.outcome()?;
@@ -176,7 +185,8 @@ pub fn play_game<G: ArenaGame>(
         x: name(Player::X),
         o: name(Player::O),
         opening: setup.opening.clone(),
-        moves,
+        moves: played.moves,
+        notes: played.notes,
         outcome,
         termination,
         reason: sanitize(&reason, 200),
@@ -196,8 +206,9 @@ fn prepare(
         let engine = match slot {
             Some(engine) => engine,
             None => {
-                let engine = Engine::start(&specs[i], timeout, abort)
-                    .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
+                let engine =
+                    Engine::start_logged(&specs[i], timeout, abort, settings.log.as_deref())
+                        .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
                 slot.insert(engine)
             }
         };
@@ -208,14 +219,23 @@ fn prepare(
     Ok(())
 }
 
+/// The moves played so far, each with the engine's note on it.
+struct Played<G: ArenaGame> {
+    moves: Vec<G::Move>,
+    notes: Vec<MoveNote>,
+}
+
 /// Plays moves until the game is over: sends the position and `go` to the
-/// side to move, times its answer, and referees its move.
+/// side to move, times its answer, and referees its move. The note on each
+/// move is the score and depth of the engine's last `info` line with a
+/// score before its `bestmove` (of its last `info` line when none has one),
+/// and the time the runner measured.
 fn play_moves<G: ArenaGame>(
     slots: &mut [Option<Engine>; 2],
     settings: &GameSettings,
     setup: &GameSetup<G>,
     pos: &mut G,
-    moves: &mut Vec<G::Move>,
+    played: &mut Played<G>,
     abort: &AtomicBool,
 ) -> Result<(), Halt> {
     let controls = [Player::X, Player::O].map(|side| setup.controls[setup.engine_of(side)]);
@@ -228,15 +248,23 @@ fn play_moves<G: ArenaGame>(
         };
         let crashed = |e| Halt::from_error(index, e, "failed to move");
         engine
-            .send(&setup.opening.position_command(moves))
+            .send(&setup.opening.position_command(&played.moves))
             .map_err(crashed)?;
         engine
             .send(&clock.go_command(side, engine.dialect))
             .map_err(crashed)?;
         let sent = Instant::now();
         let limit = clock.limit(side);
+        let mut note = MoveNote::default();
         let (arrived, line) = engine
-            .wait_for(limit, abort, |l| l.starts_with("bestmove"))
+            .wait_for(limit, abort, |l| {
+                if let Some(info) = MoveNote::from_info(l)
+                    && (info.score.is_some() || note.score.is_none())
+                {
+                    note = info;
+                }
+                l.starts_with("bestmove")
+            })
             .map_err(|e| match e {
                 EngineError::Timeout(_) => {
                     let why = format!("lost on time: no move within {} ms", limit.as_millis());
@@ -254,7 +282,9 @@ fn play_moves<G: ArenaGame>(
         })?;
         let mv = referee(pos, &line)
             .map_err(|e| Halt::fault(index, Termination::Illegal, e.to_string()))?;
-        moves.push(mv);
+        note.time_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+        played.moves.push(mv);
+        played.notes.push(note);
     }
     Ok(())
 }

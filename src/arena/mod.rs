@@ -8,7 +8,8 @@
 //! - [`game`]: one game, refereed.
 //! - [`clock`]: time controls and the referee's clocks.
 //! - [`openings`]: openings from a file or random moves.
-//! - [`record`]: the record file, written and read back (`--replay`).
+//! - [`record`]: the games in PGN, appended to `--pgnout` and read back
+//!   (`--replay`, and `--merge` for the files of a match's shards).
 //! - [`tally`]: the running score and the summary.
 //! - [`stats`]: Elo, LOS, SPRT and maximum-likelihood ratings.
 //!
@@ -34,17 +35,20 @@
 //! between games) until one commits a fault, when it is killed and started
 //! afresh; a thread that moves on to another pairing keeps the engine the
 //! pairings share and starts the other.
+//! An engine is killed with its whole process group (what it started goes
+//! with it) wherever the runner stops it: a fault, the end of the match,
+//! Ctrl-C twice, SIGTERM or SIGHUP, or an error.
 
 pub mod clock;
 pub mod engine;
 pub mod game;
 pub mod openings;
 pub mod record;
-mod signal;
+pub mod signal;
 pub mod stats;
 pub mod tally;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -56,9 +60,10 @@ use clock::{ClockError, TimeControl};
 use engine::{Engine, EngineError, EngineSpec, EngineSpecError};
 use game::{GameSettings, GameSetup};
 use openings::{ArenaGame, OpeningBook, OpeningError, OpeningsFileError};
-use record::{GameRecord, Record, RecordError};
+use record::{GameRecord, MatchTags, Record, RecordError};
 
 use crate::game::GameKind;
+use crate::pgn::{self, PgnGame, PgnNotation};
 use tally::{Sprt, SprtError, Standings, TallyError};
 
 use crate::arena::stats::SprtDecision;
@@ -83,24 +88,6 @@ pub enum ArenaError {
     /// A `--shard` that is not `K/N` with 1 <= K <= N.
     #[error("--shard '{0}': expected K/N with 1 <= K <= N, e.g. 2/8")]
     Shard(String),
-    /// Records of `--merge` with other engines than the first.
-    #[error("cannot merge {file}: its engines are {found}, not {expected} as in the first record")]
-    MergeEngines {
-        /// The record.
-        file: String,
-        /// Its engines.
-        found: String,
-        /// The first record's engines.
-        expected: String,
-    },
-    /// A game number in two records of `--merge`.
-    #[error("cannot merge {file}: game {game} is in an earlier record too")]
-    MergeRepeated {
-        /// The record.
-        file: String,
-        /// The game's number.
-        game: u64,
-    },
     /// An `--engine` value that does not parse, or two engines with one name.
     #[error(transparent)]
     Spec(#[from] EngineSpecError),
@@ -152,10 +139,18 @@ pub enum ArenaError {
         /// Why.
         problem: io::Error,
     },
-    /// A file that cannot be created.
-    #[error("cannot create {}: {problem}", .path.display())]
+    /// A file that cannot be opened for writing.
+    #[error("cannot open {} for writing: {problem}", .path.display())]
     Create {
         /// The file.
+        path: PathBuf,
+        /// Why.
+        problem: io::Error,
+    },
+    /// A directory that cannot be created.
+    #[error("cannot create {}: {problem}", .path.display())]
+    CreateDir {
+        /// The directory.
         path: PathBuf,
         /// Why.
         problem: io::Error,
@@ -171,6 +166,10 @@ pub enum ArenaError {
     /// The summary could not be written to standard output.
     #[error("cannot write the summary: {0}")]
     Output(io::Error),
+    /// Ctrl-C, SIGTERM or SIGHUP (named) while the engines were checked,
+    /// before the match started.
+    #[error("stopped by {0} before the match started")]
+    Stopped(&'static str),
 }
 
 /// The most games played at once.
@@ -188,14 +187,18 @@ pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
 /// What the match runner is asked to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Job {
-    /// Play a match.
-    Match(MatchConfig),
-    /// Play nothing: read record files back (one with `--replay`, the
-    /// shards of a match with `--merge`), check every game with the rules
-    /// and print the summary of all their games.
+    /// Play a match (boxed: the settings are large).
+    Match(Box<MatchConfig>),
+    /// Play nothing: read PGN files of a match back (one with `--replay`,
+    /// which may hold several matches; the shards of one match with
+    /// `--merge`), check every game with the rules and print the summary of
+    /// all their games.
     Replay {
-        /// The record files.
+        /// The PGN files.
         records: Vec<PathBuf>,
+        /// Whether the files are the shards of one match (`--merge`): their
+        /// `Event`s may differ, a game number comes once over all of them.
+        merge: bool,
         /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
         sprt: Option<Vec<f64>>,
         /// Where to write the summary as JSON, if anywhere.
@@ -236,8 +239,11 @@ pub struct MatchConfig {
     pub concurrency: usize,
     /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
     pub sprt: Option<Vec<f64>>,
-    /// The record file to write.
+    /// The PGN file every game is appended to (`--pgnout`).
     pub record: Option<PathBuf>,
+    /// The directory where each engine's standard error is appended to
+    /// `NAME.log` (created if missing); without it, it is discarded.
+    pub log: Option<PathBuf>,
     /// The game to play.
     pub game: GameKind,
     /// `K/N`: play only the K-th of N shares of the pairs.
@@ -295,6 +301,7 @@ impl Default for MatchConfig {
             concurrency: 1,
             sprt: None,
             record: None,
+            log: None,
             game: GameKind::Uttt,
             tournament: None,
             shard: None,
@@ -313,11 +320,12 @@ pub fn run(job: &Job) -> Result<(), ArenaError> {
         },
         Job::Replay {
             records,
+            merge,
             sprt,
             json,
         } => {
             let sprt = sprt.as_deref().map(Sprt::new).transpose()?;
-            let summary = replay(records, sprt.as_ref(), &mut io::stdout().lock())?;
+            let summary = replay(records, *merge, sprt.as_ref(), &mut io::stdout().lock())?;
             match json {
                 Some(path) => write_json(path, &summary),
                 None => Ok(()),
@@ -326,86 +334,75 @@ pub fn run(job: &Job) -> Result<(), ArenaError> {
     }
 }
 
-/// Prints the summary of the games of the record files `paths` (one, or
-/// the shards of one match) after checking them, and returns it as JSON.
+/// Prints the summary of the games of the PGN files `paths` (one with
+/// `--replay`, or the shards of one match with `merge`) after checking
+/// them, and returns it as JSON. The game is the first game's `Variant`.
 fn replay(
     paths: &[PathBuf],
+    merge: bool,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
-    let texts = paths
+    let files = paths
         .iter()
-        .map(|path| Ok((path.display().to_string(), read(path)?)))
-        .collect::<Result<Vec<_>, ArenaError>>()?;
-    let kind = texts
-        .first()
-        .map_or(GameKind::Uttt, |(_, text)| record::record_game(text));
+        .map(|path| {
+            let name = path.display().to_string();
+            let games = pgn::read(&read(path)?, &name).map_err(RecordError::from)?;
+            Ok((name, games))
+        })
+        .collect::<Result<Vec<(String, Vec<PgnGame>)>, ArenaError>>()?;
+    // An unknown variant is reported by the game's replay.
+    let kind = files
+        .iter()
+        .find_map(|(_, games)| games.first())
+        .and_then(PgnGame::kind)
+        .unwrap_or_default();
     match kind {
-        GameKind::Uttt => replay_game::<crate::rules::Position>(&texts, sprt, out),
-        GameKind::Super15 => replay_game::<crate::super15::Position>(&texts, sprt, out),
+        GameKind::Uttt => replay_game::<crate::rules::Position>(&files, merge, sprt, out),
+        GameKind::Super15 => replay_game::<crate::super15::Position>(&files, merge, sprt, out),
     }
 }
 
-/// The records of game `G` read back from `texts` (file name, text): the
-/// seam where the record format is read.
-fn read_records<G: ArenaGame>(texts: &[(String, String)]) -> Result<Vec<Record<G>>, ArenaError> {
-    texts
-        .iter()
-        .map(|(name, text)| Ok(Record::<G>::parse(text, name)?))
-        .collect()
-}
-
-/// Prints the summary of the records `texts` (file name, text) of game `G`
-/// as if one run had played all their games, and returns it as JSON.
-fn replay_game<G: ArenaGame>(
-    texts: &[(String, String)],
+/// Prints the summary of the games of `files` (name, games) of game `G`
+/// as if one run had played them all, and returns it as JSON.
+fn replay_game<G: ArenaGame + PgnNotation>(
+    files: &[(String, Vec<PgnGame>)],
+    merge: bool,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
-    let records = read_records::<G>(texts)?;
-    let engines = records
-        .first()
-        .map(|r| r.engines.clone())
-        .unwrap_or_default();
+    let named: Vec<(&str, &[PgnGame])> = files
+        .iter()
+        .map(|(name, games)| (name.as_str(), games.as_slice()))
+        .collect();
+    let record = match (merge, &named[..]) {
+        (false, [(name, games)]) => Record::<G>::from_games(games, name)?,
+        _ => Record::<G>::merge(&named)?,
+    };
+    let engines = record.engines.clone();
     if engines.len() > 2 && sprt.is_some() {
         return Err(ArenaError::SprtEngines(engines.len()));
     }
-    let mut seen = fxhash::FxHashSet::default();
     // With two engines their pairing shows even without a game.
     let pairings: &[(usize, usize)] = if engines.len() == 2 { &[(0, 1)] } else { &[] };
-    let mut standings = Standings::new(engines.clone(), pairings);
-    for ((name, _), record) in texts.iter().zip(&records) {
-        if record.engines != engines {
-            return Err(ArenaError::MergeEngines {
-                file: name.clone(),
-                found: record.engines.join(" "),
-                expected: engines.join(" "),
-            });
-        }
-        for game in &record.games {
-            if !seen.insert(game.game) {
-                return Err(ArenaError::MergeRepeated {
-                    file: name.clone(),
-                    game: game.game,
-                });
-            }
-            standings.add(game)?;
-        }
+    let mut standings = Standings::new(engines, pairings);
+    for game in &record.games {
+        standings.add(game)?;
     }
     write!(out, "{}", standings.summary(sprt)).map_err(ArenaError::Output)?;
-    for ((name, _), record) in texts.iter().zip(&records) {
+    for (name, games) in files {
         writeln!(
             out,
             "{:<12}{name}: {} games, every move legal",
             "record",
-            record.games.len()
+            games.len()
         )
         .map_err(ArenaError::Output)?;
     }
-    let files: Vec<&str> = texts.iter().map(|(name, _)| name.as_str()).collect();
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
     Ok(serde_json::json!({
         "settings": null,
-        "records": files,
+        "records": names,
         "standings": standings.json(sprt),
         "end": null,
     }))
@@ -534,6 +531,7 @@ impl<G: ArenaGame> Plan<G> {
             margin: clock::millis("--timemargin", args.timemargin)?,
             move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
             startup_timeout: clock::millis("--startup-timeout", args.startup_timeout)?,
+            log: args.log.clone(),
         };
         let (openings, openings_source) = match (&args.openings, args.random_plies) {
             (Some(_), Some(_)) => {
@@ -753,41 +751,82 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(0)
 }
 
-/// The record file being written.
+/// Seconds since 1970 (UTC), for the PGN's dates.
+fn unix_seconds() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The PGN file the games are appended to.
 struct RecordFile {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The tags every game shares (the date and the time controls are
+    /// set per game).
+    tags: MatchTags,
+    /// Each engine's name and `TimeControl` tag.
+    controls: Vec<(String, String)>,
 }
 
 impl RecordFile {
-    /// Creates the file and writes its header and `engines` line.
+    /// Opens the file to append to, creating it if missing (it is never
+    /// truncated). The games' `Event` is the match's start (UTC, to the
+    /// millisecond), which tells the matches in one file apart.
     fn create<G: ArenaGame>(path: &Path, plan: &Plan<G>) -> Result<RecordFile, ArenaError> {
-        let file = File::create(path).map_err(|problem| ArenaError::Create {
-            path: path.to_path_buf(),
-            problem,
-        })?;
-        let mut record = RecordFile {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|problem| ArenaError::Create {
+                path: path.to_path_buf(),
+                problem,
+            })?;
+        // To the millisecond: matches run one after another into the same
+        // file start in the same second.
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let secs = (now / 1000) as u64;
+        let time = secs % 86_400;
+        let event = format!(
+            "ultimo match {} {:02}:{:02}:{:02}.{:03}",
+            pgn::date_from_unix(secs),
+            time / 3600,
+            time / 60 % 60,
+            time % 60,
+            now % 1000
+        );
+        Ok(RecordFile {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
-        };
-        let variant = match G::KIND {
-            GameKind::Uttt => String::new(),
-            kind => format!("\nvariant {kind}"),
-        };
-        let names: Vec<&str> = plan.specs.iter().map(|s| s.name.as_str()).collect();
-        let header = format!(
-            "{}\n# {}{variant}\nengines {}",
-            record::HEADER,
-            plan.describe(),
-            names.join(" ")
-        );
-        record.write_line(&header)?;
-        Ok(record)
+            tags: MatchTags {
+                event,
+                site: "?".to_string(),
+                date: pgn::UNKNOWN_DATE.to_string(),
+                time_controls: [String::new(), String::new()],
+            },
+            controls: plan
+                .specs
+                .iter()
+                .zip(&plan.controls)
+                .map(|(spec, control)| (spec.name.clone(), record::time_control_tag(control)))
+                .collect(),
+        })
     }
 
-    /// Writes a line and flushes it, so the file is complete at any moment.
-    fn write_line(&mut self, line: &str) -> Result<(), ArenaError> {
-        writeln!(self.out, "{line}")
+    /// Appends a finished game (dated today, with its players' time
+    /// controls) and a blank line, and flushes them, so the file is
+    /// complete at any moment.
+    fn write_game<G: ArenaGame>(&mut self, game: &GameRecord<G>) -> Result<(), ArenaError> {
+        self.tags.date = pgn::date_from_unix(unix_seconds());
+        for (tag, player) in self.tags.time_controls.iter_mut().zip([&game.x, &game.o]) {
+            if let Some((_, control)) = self.controls.iter().find(|(name, _)| name == player) {
+                tag.clone_from(control);
+            }
+        }
+        let text = game.to_pgn(&self.tags).to_string();
+        writeln!(self.out, "{text}")
             .and_then(|_| self.out.flush())
             .map_err(|problem| ArenaError::Write {
                 path: self.path.clone(),
@@ -870,8 +909,10 @@ enum Stop {
     Aborted,
     /// The SPRT decided.
     Sprt,
-    /// An error: the record could not be written, or no opening made.
+    /// An error: the PGN file could not be written, or no opening made.
     Failed,
+    /// SIGTERM or SIGHUP (named): running games aborted.
+    Terminated(&'static str),
 }
 
 /// The flags the main thread sets and the workers read.
@@ -914,7 +955,8 @@ struct Referee<'a, G: ArenaGame> {
 impl<G: ArenaGame> Referee<'_, G> {
     /// Ends the match early for `why`; `abort` also aborts running games.
     fn stop(&mut self, why: Stop, abort: bool) {
-        if self.stop.is_none() || why == Stop::Aborted || why == Stop::Failed {
+        let overrides = matches!(why, Stop::Aborted | Stop::Failed | Stop::Terminated(_));
+        if self.stop.is_none() || overrides {
             self.stop = Some(why);
         }
         self.flags.stop(abort);
@@ -938,7 +980,7 @@ impl<G: ArenaGame> Referee<'_, G> {
             Err(e) => return self.fail(e.into()),
         };
         if let Some(file) = self.record.as_mut()
-            && let Err(e) = file.write_line(&game.to_string())
+            && let Err(e) = file.write_game(&game)
         {
             self.fail(e);
         }
@@ -964,8 +1006,17 @@ impl<G: ArenaGame> Referee<'_, G> {
         }
     }
 
-    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts.
+    /// Acts on new Ctrl-Cs: the first stops new games, the next aborts;
+    /// and on SIGTERM or SIGHUP, which abort at once.
     fn check_interrupts(&mut self) {
+        if let Some(name) = signal::termination()
+            && !matches!(self.stop, Some(Stop::Terminated(_) | Stop::Failed))
+        {
+            self.progress
+                .line(&format!("{name}: aborting the running games"));
+            self.stop(Stop::Terminated(name), true);
+            return;
+        }
         let interrupts = signal::interrupts();
         if interrupts <= self.seen_interrupts || self.flags.aborted() {
             return;
@@ -990,6 +1041,7 @@ impl<G: ArenaGame> Referee<'_, G> {
             Some(Stop::Interrupted) => "stopped by Ctrl-C".to_string(),
             Some(Stop::Aborted) => "stopped by Ctrl-C, running games aborted".to_string(),
             Some(Stop::Failed) => "stopped by an error".to_string(),
+            Some(Stop::Terminated(name)) => format!("stopped by {name}, running games aborted"),
         }
     }
 }
@@ -998,20 +1050,20 @@ impl<G: ArenaGame> Referee<'_, G> {
 fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     let started = Instant::now();
     let flags = Flags::default();
-    for spec in &plan.specs {
-        Engine::start(spec, plan.settings.startup_timeout, &flags.abort)
-            .map_err(|problem| ArenaError::Engine {
-                name: spec.name.clone(),
-                program: spec.program.clone(),
-                problem,
-            })?
-            .quit();
+    // Caught from the start, so that the engines are stopped (with what they
+    // started) however the runner is stopped.
+    let signals = signal::install();
+    if let Some(dir) = &plan.settings.log {
+        std::fs::create_dir_all(dir).map_err(|problem| ArenaError::CreateDir {
+            path: dir.clone(),
+            problem,
+        })?;
     }
+    check_engines(plan, &flags)?;
     let record = match &plan.record {
         Some(path) => Some(RecordFile::create(path, plan)?),
         None => None,
     };
-    let signals = signal::install();
     let games_started = AtomicU64::new(0);
     let mut referee = Referee {
         plan,
@@ -1026,9 +1078,7 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
     };
     referee.progress.line(&plan.describe());
     if let Err(e) = signals {
-        referee.progress.line(&format!(
-            "warning: cannot catch Ctrl-C ({e}): it ends the match at once"
-        ));
+        referee.progress.line(&format!("warning: {e}"));
     }
 
     let next_game = AtomicU64::new(0);
@@ -1072,6 +1122,51 @@ fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Starts each engine once, to find problems before the match starts, and
+/// quits it; a Ctrl-C, SIGTERM or SIGHUP meanwhile stops the check (and the
+/// engine being started).
+fn check_engines<G: ArenaGame>(plan: &Plan<G>, flags: &Flags) -> Result<(), ArenaError> {
+    let checked = AtomicBool::new(false);
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            while !checked.load(Ordering::SeqCst) {
+                if signal::stop_requested() {
+                    flags.stop(true);
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let result = plan.specs.iter().try_for_each(|spec| {
+            let timeout = plan.settings.startup_timeout;
+            let log = plan.settings.log.as_deref();
+            match Engine::start_logged(spec, timeout, &flags.abort, log) {
+                Ok(engine) => {
+                    engine.quit();
+                    Ok(())
+                }
+                Err(EngineError::Aborted) => {
+                    let name = signal::termination().unwrap_or("Ctrl-C");
+                    Err(ArenaError::Stopped(name))
+                }
+                Err(problem) => Err(ArenaError::Engine {
+                    name: spec.name.clone(),
+                    program: spec.program.clone(),
+                    problem,
+                }),
+            }
+        });
+        checked.store(true, Ordering::SeqCst);
+        result?;
+        if flags.aborted() {
+            // A signal just as the check ended.
+            return Err(ArenaError::Stopped(
+                signal::termination().unwrap_or("Ctrl-C"),
+            ));
+        }
+        Ok(())
+    })
 }
 
 /// One thread of the match: takes the next game until there are none or
@@ -1359,6 +1454,7 @@ mod tests {
             o: "new".into(),
             opening: openings::Opening::<crate::rules::Position>::Moves(vec![]),
             moves: vec![],
+            notes: vec![],
             outcome: crate::game::Outcome::Win(crate::game::Player::O),
             termination: record::Termination::Timeout,
             reason: "x (base) lost on time: no move within 150 ms".into(),
@@ -1370,30 +1466,84 @@ mod tests {
     }
 
     #[test]
-    fn replays_a_record() {
+    fn replays_a_pgn_file() {
         let dir = std::env::temp_dir().join(format!("ultimo-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("games.txt");
-        let text = "engines a b\n\
-            game 1; pair 1; x a; o b; opening startpos; moves e5; result 0-1; end crash; reason x\n";
+        let path = dir.join("games.pgn");
+        let text = "[Round \"1\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n\
+            [Termination \"abandoned\"]\n[Pair \"1\"]\n\n1. e5 {x (a) crashed} 0-1\n";
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        replay(std::slice::from_ref(&path), None, &mut out).unwrap();
+        replay(std::slice::from_ref(&path), false, None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("games       1: W 0 D 0 L 1"), "{out}");
         assert!(out.contains("faults      a 1 (1 crash), b none"), "{out}");
         assert!(
-            out.ends_with("games.txt: 1 games, every move legal\n"),
+            out.ends_with("games.pgn: 1 games, every move legal\n"),
             "{out}"
         );
-        std::fs::write(&path, "engines a b\ngame 1\n").unwrap();
-        let err = replay(std::slice::from_ref(&path), None, &mut Vec::new()).unwrap_err();
+        std::fs::write(&path, "\n[Round \"1\"]\n1. e5 e5 *\n").unwrap();
+        let err = replay(std::slice::from_ref(&path), false, None, &mut Vec::new()).unwrap_err();
         assert!(
-            matches!(err, ArenaError::Record(RecordError::Line { line: 2, .. })),
+            matches!(
+                err,
+                ArenaError::Record(RecordError::Pgn(pgn::PgnError { line: 3, .. }))
+            ),
             "{err:?}"
         );
         let err = err.to_string();
-        assert!(err.contains("games.txt:2: expected 9 fields"), "{err}");
+        assert!(
+            err.contains("games.pgn:3: move 1... e5 is illegal"),
+            "{err}"
+        );
+        std::fs::write(&path, "").unwrap();
+        let err = replay(std::slice::from_ref(&path), false, None, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("games.pgn: no games"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pgn_file_is_appended_to() {
+        let dir = std::env::temp_dir().join(format!("ultimo-pgnout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.pgn");
+        std::fs::write(&path, "; kept\n").unwrap();
+        let plan = Plan::<crate::rules::Position>::new(&nodes(100)).unwrap();
+        let game = GameRecord {
+            game: 1,
+            pair: 1,
+            x: "one".into(),
+            o: "b".into(),
+            opening: openings::Opening::<crate::rules::Position>::Moves(vec![]),
+            moves: vec![],
+            notes: vec![],
+            outcome: crate::game::Outcome::Win(crate::game::Player::O),
+            termination: record::Termination::Crash,
+            reason: "x (one) could not be started".into(),
+        };
+        for _ in 0..2 {
+            let mut file = RecordFile::create(&path, &plan).unwrap();
+            file.write_game(&game).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("; kept\n[Event \"ultimo match 20"),
+            "{text}"
+        );
+        assert!(text.contains("[TimeControl \"nodes=100\"]\n"), "{text}");
+        assert!(text.contains("[Termination \"abandoned\"]\n"), "{text}");
+        assert!(
+            text.contains("\n\n{x (one) could not be started} 0-1\n\n["),
+            "{text}"
+        );
+        let games = pgn::read(&text, "games.pgn").unwrap();
+        assert_eq!(games.len(), 2);
+        let date = games[0].tag("Date").unwrap();
+        assert!(date.len() == 10 && date.starts_with("20"), "{date}");
+        let err = RecordFile::create(&dir, &plan).err().unwrap().to_string();
+        assert!(err.starts_with("cannot open "), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1596,22 +1746,27 @@ mod tests {
     }
 
     #[test]
-    fn merges_records_into_one_summary() {
+    fn merges_shards_into_one_summary() {
         let dir = std::env::temp_dir().join(format!("ultimo-merge-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (a, b, c) = (dir.join("a.txt"), dir.join("b.txt"), dir.join("c.txt"));
-        let game = |n: u64, x: &str, o: &str| {
+        let (a, b, c) = (dir.join("a.pgn"), dir.join("b.pgn"), dir.join("c.pgn"));
+        // Game n of a shard started at `event`: o wins as x crashes.
+        let game = |event: &str, n: u64, x: &str, o: &str| {
             format!(
-                "game {n}; pair {}; x {x}; o {o}; opening startpos; moves e5; result 0-1; end crash; reason x\n",
+                "[Event \"{event}\"]\n[Round \"{n}\"]\n[White \"{x}\"]\n[Black \"{o}\"]\n\
+                 [Result \"0-1\"]\n[Termination \"abandoned\"]\n[Pair \"{}\"]\n\n\
+                 1. e5 {{x crashed}} 0-1\n\n",
                 n.div_ceil(2)
             )
         };
-        std::fs::write(&a, format!("engines p q r\n{}", game(1, "p", "q"))).unwrap();
-        std::fs::write(&b, format!("engines p q r\n{}", game(3, "p", "r"))).unwrap();
-        std::fs::write(&c, format!("engines p q\n{}", game(3, "p", "q"))).unwrap();
+        // Each shard has its own start, so its own Event.
+        std::fs::write(&a, game("shard 1", 1, "p", "q")).unwrap();
+        std::fs::write(&b, game("shard 2", 3, "p", "r")).unwrap();
+        std::fs::write(&c, game("shard 3", 1, "q", "r")).unwrap();
         let mut out = Vec::new();
-        let json = replay(&[a.clone(), b.clone()], None, &mut out).unwrap();
+        let json = replay(&[b.clone(), a.clone()], true, None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
+        // The engines by Round, whatever the order of the files.
         assert!(
             out.starts_with("engines     p, q, r (2 pairings, 2 games)\n"),
             "{out}"
@@ -1625,25 +1780,143 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("a.txt: 1 games, every move legal\nrecord"),
+            out.contains("b.pgn: 1 games, every move legal\nrecord      "),
             "{out}"
         );
         assert_eq!(json["standings"]["games"], 2);
         assert_eq!(json["records"].as_array().unwrap().len(), 2);
-        let err = replay(&[a.clone(), c.clone()], None, &mut Vec::new()).unwrap_err();
-        assert!(
-            err.to_string().contains("its engines are p q, not p q r"),
-            "{err}"
-        );
-        let err = replay(&[a.clone(), a.clone()], None, &mut Vec::new()).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("game 1 is in an earlier record too"),
-            "{err}"
+        let err = replay(&[a.clone(), c.clone()], true, None, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}:1: game 1 again (first in {}, line 1)",
+                c.display(),
+                a.display()
+            )
         );
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
-        let err = replay(std::slice::from_ref(&a), Some(&sprt), &mut Vec::new()).unwrap_err();
+        let err = replay(&[a.clone(), b.clone()], true, Some(&sprt), &mut Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");
+        // One file of two matches (two Events): --replay takes each game 1
+        // as its match's; --merge takes the file as one match.
+        let both = dir.join("both.pgn");
+        let text = game("match 1", 1, "p", "q") + &game("match 2", 1, "p", "q");
+        std::fs::write(&both, text).unwrap();
+        let mut out = Vec::new();
+        replay(std::slice::from_ref(&both), false, None, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("games       2: W 0 D 0 L 2"), "{out}");
+        let err = replay(std::slice::from_ref(&both), true, None, &mut Vec::new()).unwrap_err();
+        assert!(
+            err.to_string().contains("game 1 again (first on line 1)"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The game of `setup` in `plan`'s pairing `pairing`, lost by x's crash
+    /// before any move.
+    fn crashed(
+        plan: &Plan<crate::rules::Position>,
+        (pairing, setup): (usize, GameSetup<crate::rules::Position>),
+    ) -> GameRecord {
+        let engines = plan.pairings[pairing].engines;
+        let name = |i: usize| plan.specs[engines[i]].name.clone();
+        GameRecord {
+            game: setup.game,
+            pair: setup.pair,
+            x: name(setup.x_engine),
+            o: name(1 - setup.x_engine),
+            opening: setup.opening,
+            moves: vec![],
+            notes: vec![],
+            outcome: crate::game::Outcome::Win(crate::game::Player::O),
+            termination: record::Termination::Crash,
+            reason: "x crashed".into(),
+        }
+    }
+
+    #[test]
+    fn records_give_the_engines_in_engine_order() {
+        let names = ["d", "b", "a", "c"];
+        for tournament in [Tournament::Gauntlet, Tournament::RoundRobin] {
+            let config = |shard: Option<String>| MatchConfig {
+                games: 4,
+                random_plies: Some(2),
+                seed: Some(5),
+                shard,
+                ..many(&names, Some(tournament))
+            };
+            let tags = |event: &str| MatchTags {
+                event: event.into(),
+                site: "?".into(),
+                date: pgn::UNKNOWN_DATE.into(),
+                time_controls: ["nodes=5".into(), "nodes=5".into()],
+            };
+            // The whole match, its games finished in reverse order.
+            let whole = Plan::<crate::rules::Position>::new(&config(None)).unwrap();
+            let games: Vec<PgnGame> = (0..whole.run_games())
+                .rev()
+                .map(|i| crashed(&whole, whole.setup(i).unwrap()).to_pgn(&tags("whole")))
+                .collect();
+            let record = Record::<crate::rules::Position>::from_games(&games, "w.pgn").unwrap();
+            assert_eq!(record.engines, names, "{tournament:?}");
+            // Its three shards, each with its own Event, read in reverse.
+            let shards: Vec<(String, Vec<PgnGame>)> = (1..=3)
+                .rev()
+                .map(|k| {
+                    let plan = Plan::<crate::rules::Position>::new(&config(Some(format!("{k}/3"))))
+                        .unwrap();
+                    let event = format!("shard {k}");
+                    let games = (0..plan.run_games())
+                        .map(|i| crashed(&plan, plan.setup(i).unwrap()).to_pgn(&tags(&event)))
+                        .collect();
+                    (format!("{k}.pgn"), games)
+                })
+                .collect();
+            let files: Vec<(&str, &[PgnGame])> = shards
+                .iter()
+                .map(|(name, games)| (name.as_str(), games.as_slice()))
+                .collect();
+            let merged = Record::<crate::rules::Position>::merge(&files).unwrap();
+            assert_eq!(merged.engines, names, "{tournament:?}");
+            assert_eq!(merged.games.len(), record.games.len());
+        }
+    }
+
+    #[test]
+    fn pgn_gives_each_side_its_own_time_control() {
+        let dir = std::env::temp_dir().join(format!("ultimo-controls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.pgn");
+        let plan = Plan::<crate::rules::Position>::new(&MatchConfig {
+            engines: vec!["cmd=a tc=2+0.1".into(), "cmd=b".into(), "cmd=c".into()],
+            tournament: Some(Tournament::Gauntlet),
+            nodes: Some(300),
+            ..MatchConfig::default()
+        })
+        .unwrap();
+        let mut file = RecordFile::create(&path, &plan).unwrap();
+        // a (its own clock) against b, then b against c (the same nodes).
+        let mut game = crashed(&plan, plan.setup(1).unwrap());
+        assert_eq!((game.x.as_str(), game.o.as_str()), ("b", "a"));
+        file.write_game(&game).unwrap();
+        let mut third = crashed(&plan, plan.setup(2).unwrap());
+        (third.x, third.o) = ("b".into(), "c".into());
+        file.write_game(&third).unwrap();
+        drop(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let games = pgn::read(&text, "games.pgn").unwrap();
+        assert_eq!(games[0].tag("WhiteTimeControl"), Some("nodes=300"));
+        assert_eq!(games[0].tag("BlackTimeControl"), Some("2+0.1"));
+        assert_eq!(games[0].tag("TimeControl"), None);
+        assert_eq!(games[1].tag("TimeControl"), Some("nodes=300"));
+        assert_eq!(games[1].tag("WhiteTimeControl"), None);
+        // The reader takes both forms.
+        let record = Record::<crate::rules::Position>::from_games(&games, "games.pgn").unwrap();
+        game.notes.clear();
+        assert_eq!(record.games[0], game);
+        assert_eq!(record.engines, ["b", "a", "c"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

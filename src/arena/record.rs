@@ -1,113 +1,66 @@
-//! The match record: every game as one line of plain text, written while the
-//! match runs and read back by `ultimo match --replay`.
+//! The match record: every game in PGN (see [`crate::pgn`]), appended to
+//! the `--pgnout` file as it finishes and read back by
+//! `ultimo match --replay`.
 //!
 //! ```text
-//! # ultimo match record 1
-//! engines base new
-//! game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 f8; result 1-0; end normal; reason x has three boards in a line
+//! [Event "ultimo match 2025.01.31 14:05:09.250"]
+//! [Site "?"]
+//! [Date "2025.01.31"]
+//! [Round "1"]
+//! [White "base"]
+//! [Black "new"]
+//! [Result "1-0"]
+//! [Variant "Ultimate Tic-Tac-Toe"]
+//! [TimeControl "nodes=200"]
+//! [Termination "normal"]
+//! [PlyCount "31"]
+//! [Pair "1"]
+//!
+//! 1. e5 {book} 1... e4 {book} 2. d1 {+0.12/5 0.010s} c3 {-0.20/5 0.011s} ...
+//! 16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
 //! ```
 //!
-//! Lines starting with `#` and blank lines are comments. A `variant super15`
-//! line before the games says the games are Super 1 al 5 (without one they
-//! are Ultimate Tic-Tac-Toe; moves and FENs are the game's). One `engines` line
-//! names the engines, two or more (with two, the statistics are the first
-//! engine's), and comes before the games. Each `game` line has these fields,
-//! separated by `;`, each a key and its value:
-//!
-//! - `game N`: the game's number, from 1; `pair P`: its pair (the two games
-//!   of a pair start from the same opening with colours swapped).
-//! - `x NAME`, `o NAME`: the engines playing `x` (first) and `o`.
-//! - `opening O`: `startpos`, moves from the empty board, or a FEN.
-//! - `moves M...`: the moves played from the opening (may be empty).
-//! - `result R`: `1-0` (x won), `0-1` (o won) or `1/2-1/2`.
-//! - `end E`: `normal` (the rules ended the game), or the fault the loser
-//!   committed: `illegal` (an illegal or unreadable move), `timeout` (too
-//!   slow, or silent), `crash` (exited, or could not be started).
-//! - `reason TEXT`: the same in words.
+//! - `Round` is the game's number (from 1) and `Pair` its pair: the two
+//!   games of a pair start from the same opening with colours swapped.
+//!   `White` played `x` (first), `Black` `o`.
+//! - The opening is in the movetext from the start position, its moves
+//!   marked `{book}`, or is the `FEN` (with `SetUp "1"`) of a set-up
+//!   position. Each engine move has the engine's last score and depth and
+//!   the time the runner measured.
+//! - `Termination` is `normal` (the rules ended the game) or the fault the
+//!   loser committed: `illegal move` (an illegal or unreadable move), `time
+//!   forfeit` (too slow, or silent), `abandoned` (exited, or could not be
+//!   started). The reason in words closes the comment of the last move.
+//! - `TimeControl` is the players' limit (see [`time_control_tag`]); when
+//!   their limits differ (an engine's own `tc=`, `nodes=` or `movetime=`),
+//!   `WhiteTimeControl` and `BlackTimeControl` instead, as cutechess
+//!   writes them. The reader needs none of them.
+//! - `Event` names the match and when it started (`ultimo match 2025.01.31
+//!   14:05:09.250`), which tells apart the matches appended to one file
+//!   ([`Record::from_games`]); the shards of one match (`--shard`, each
+//!   with its own start) are read together by [`Record::merge`].
+//! - The engines are in the order they first play, by `Round`: White then
+//!   Black of the lowest `Round`, then any new one of the next, and so on
+//!   (games finish out of order). That is the `--engine` order of the match:
+//!   the first game of every pairing is numbered below the next pairing's,
+//!   its first engine playing White, and a gauntlet's or a round robin's
+//!   pairings bring the engines in in order. The first engine is the one
+//!   whose statistics the summary of two engines gives.
 
 use fxhash::FxHashMap;
 use std::fmt;
-use std::str::FromStr;
 
-use crate::arena::openings::{ArenaGame, Opening, OpeningError, TextProblem};
-use crate::game::{GameKind, Outcome, Player, Verdict};
+use crate::arena::clock::TimeControl;
+use crate::arena::openings::{ArenaGame, Opening, TextProblem};
+use crate::game::{Outcome, Player, Verdict};
+use crate::pgn::{self, Annotation, MoveNote, PgnError, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
 use crate::rules::Position;
-
-/// The first line of every record file.
-pub const HEADER: &str = "# ultimo match record 1";
 
 /// A game's result as the record writes it: `1-0` (x won), `0-1` (o won)
 /// or `1/2-1/2`.
 pub fn result_text(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Win(Player::X) => "1-0",
-        Outcome::Win(Player::O) => "0-1",
-        Outcome::Draw => "1/2-1/2",
-    }
-}
-
-/// Reads a result written by [`result_text`].
-pub fn parse_result(s: &str) -> Result<Outcome, GameLineError> {
-    match s {
-        "1-0" => Ok(Outcome::Win(Player::X)),
-        "0-1" => Ok(Outcome::Win(Player::O)),
-        "1/2-1/2" => Ok(Outcome::Draw),
-        _ => Err(GameLineError::Result(shorten(s))),
-    }
-}
-
-/// What is wrong with a `game` line of a record.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GameLineError {
-    /// Not nine fields.
-    #[error(
-        "expected {} fields separated by ';' ({}), found {found}",
-        FIELDS.len(),
-        FIELDS.join(", ")
-    )]
-    FieldCount {
-        /// The number of fields found.
-        found: usize,
-    },
-    /// A field with another key than expected there.
-    #[error("field {index} should be '{expected}', found '{found}'")]
-    FieldName {
-        /// The field's place, from 1.
-        index: usize,
-        /// The key expected there.
-        expected: &'static str,
-        /// The key found, shortened.
-        found: String,
-    },
-    /// A game or pair number that is not a positive number.
-    #[error("{key} '{text}' is not a positive number")]
-    NotPositive {
-        /// `game` or `pair`.
-        key: &'static str,
-        /// The value, shortened.
-        text: String,
-    },
-    /// An engine name that is empty or more than one word.
-    #[error("{key} '{text}' is not an engine name (one word)")]
-    NotName {
-        /// `x` or `o`.
-        key: &'static str,
-        /// The value, shortened.
-        text: String,
-    },
-    /// A move that is not a cell.
-    #[error("moves: {0}")]
-    Move(TextProblem),
-    /// An opening that is refused.
-    #[error("opening: {0}")]
-    Opening(OpeningError),
-    /// A result other than `1-0`, `0-1` and `1/2-1/2`.
-    #[error("result '{0}' is not 1-0, 0-1 or 1/2-1/2")]
-    Result(String),
-    /// An end other than those of [`Termination`].
-    #[error("end '{0}' is not normal, illegal, timeout or crash")]
-    End(String),
+    PgnResult::from_outcome(Some(outcome)).as_str()
 }
 
 /// Why a game read from a record does not stand up to the rules.
@@ -142,30 +95,34 @@ pub enum ValidateError {
     FaultDraw(Termination),
 }
 
-/// What is wrong with a line of a record file.
+/// What is wrong with a game of a record file, beyond PGN and the rules.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecordLineError {
-    /// A second `engines` line.
-    #[error("a second 'engines' line")]
-    SecondEngines,
-    /// An `engines` line without two or more different names.
-    #[error("'engines' needs two or more different names, found '{0}'")]
-    Engines(String),
-    /// A game before the `engines` line.
-    #[error("a game before the 'engines' line")]
-    GameFirst,
-    /// A `variant` line that is not one game's name, comes late or twice,
-    /// or is missing for a game other than Ultimate Tic-Tac-Toe.
-    #[error(
-        "'variant' must name the record's game once, before the games (uttt or super15), found '{0}'"
-    )]
-    Variant(String),
-    /// A line that is neither `engines` nor `game`.
-    #[error("expected an 'engines' or a 'game' line, found '{0}'")]
-    Kind(String),
-    /// A game line that does not parse.
-    #[error(transparent)]
-    Game(#[from] GameLineError),
+    /// A tag the match record needs is missing.
+    #[error("no {0} tag (ultimo match writes it; --replay needs it)")]
+    MissingTag(&'static str),
+    /// A `Round` or `Pair` that is not a positive number.
+    #[error("{tag} '{text}' is not a positive number")]
+    NotPositive {
+        /// `Round` or `Pair`.
+        tag: &'static str,
+        /// The value, shortened.
+        text: String,
+    },
+    /// A `White` or `Black` that is not an engine name.
+    #[error("{tag} '{text}' is not an engine name (one word)")]
+    NotName {
+        /// `White` or `Black`.
+        tag: &'static str,
+        /// The value, shortened.
+        text: String,
+    },
+    /// A `Termination` other than those of [`Termination`].
+    #[error("Termination '{0}' is not normal, illegal move, time forfeit or abandoned")]
+    Termination(String),
+    /// A game without a result (`*`).
+    #[error("game {0} has no result (*)")]
+    Unfinished(u64),
     /// A game that does not stand up to the rules.
     #[error("game {game}: {problem}")]
     Invalid {
@@ -182,8 +139,26 @@ pub enum RecordLineError {
         /// The line where it came first.
         first_line: usize,
     },
-    /// A game played by other engines than the `engines` line names.
-    #[error("game {game}: x {x} and o {o} are not two of the engines {}", .engines.join(", "))]
+    /// A game number read before in another file (of `--merge`).
+    #[error("game {game} again (first in {first_file}, line {first_line})")]
+    RepeatedIn {
+        /// The game's number.
+        game: u64,
+        /// The file where it came first.
+        first_file: String,
+        /// The line where it came first.
+        first_line: usize,
+    },
+    /// One engine playing both sides.
+    #[error("game {game}: {engine} plays both x and o")]
+    SelfPlay {
+        /// The game's number.
+        game: u64,
+        /// The engine.
+        engine: String,
+    },
+    /// A game of a pair played by other engines than the pair's other game.
+    #[error("game {game}: x {x} and o {o} are not the engines of pair {pair}, {} and {} (game {first_game})", .engines[0], .engines[1])]
     Strangers {
         /// The game's number.
         game: u64,
@@ -191,8 +166,12 @@ pub enum RecordLineError {
         x: String,
         /// The engine playing o.
         o: String,
-        /// The engines of the record.
-        engines: Vec<String>,
+        /// The pair's number.
+        pair: u64,
+        /// The engines of the pair's other game, x first.
+        engines: [String; 2],
+        /// The number of the pair's other game.
+        first_game: u64,
     },
     /// A third game of a pair.
     #[error("game {game}: pair {pair} already has two games")]
@@ -221,11 +200,11 @@ pub enum RecordLineError {
         game: u64,
         /// The pair's number.
         pair: u64,
-        /// The opening of the pair's other game, as the record writes it.
+        /// The opening of the pair's other game.
         first: String,
         /// The number of the pair's other game.
         first_game: u64,
-        /// This game's opening, as the record writes it.
+        /// This game's opening.
         here: String,
     },
 }
@@ -233,19 +212,22 @@ pub enum RecordLineError {
 /// Why a record file cannot be read back.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecordError {
-    /// A line that is wrong.
+    /// The file is not PGN, or a game's moves or result break the rules.
+    #[error(transparent)]
+    Pgn(#[from] PgnError),
+    /// A game that is wrong as a game of a match.
     #[error("{file}:{line}: {problem}")]
     Line {
         /// The file's name.
         file: String,
-        /// The line's number, from 1.
+        /// The line the game starts on, from 1.
         line: usize,
         /// What is wrong with it (boxed: the variants are large).
         problem: Box<RecordLineError>,
     },
-    /// No `engines` line in the whole file.
-    #[error("{file}: no 'engines' line")]
-    NoEngines {
+    /// No game in the whole file.
+    #[error("{file}: no games")]
+    NoGames {
         /// The file's name.
         file: String,
     },
@@ -273,7 +255,7 @@ impl Termination {
         Termination::Crash,
     ];
 
-    /// The word in the record.
+    /// The word in the summary.
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Normal => "normal",
@@ -282,22 +264,29 @@ impl Termination {
             Termination::Crash => "crash",
         }
     }
+
+    /// The PGN `Termination` tag, as cutechess writes it.
+    pub fn pgn_tag(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Illegal => "illegal move",
+            Termination::Timeout => "time forfeit",
+            Termination::Crash => "abandoned",
+        }
+    }
+
+    /// The termination of a PGN `Termination` tag (the summary's words are
+    /// understood too).
+    pub fn from_pgn_tag(tag: &str) -> Option<Termination> {
+        Termination::ALL
+            .into_iter()
+            .find(|t| t.pgn_tag() == tag || t.as_str() == tag)
+    }
 }
 
 impl fmt::Display for Termination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Termination {
-    type Err = GameLineError;
-
-    fn from_str(s: &str) -> Result<Termination, GameLineError> {
-        Termination::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| GameLineError::End(shorten(s)))
     }
 }
 
@@ -316,12 +305,43 @@ pub struct GameRecord<G: ArenaGame = Position> {
     pub opening: Opening<G>,
     /// The moves played from the opening.
     pub moves: Vec<G::Move>,
+    /// What the engine said about each move of `moves` and the time it
+    /// took (may be shorter than `moves`: the rest have no note).
+    pub notes: Vec<MoveNote>,
     /// The result.
     pub outcome: Outcome,
     /// How it ended.
     pub termination: Termination,
-    /// How it ended, in words (no `;` and no line breaks).
+    /// How it ended, in words (no line breaks).
     pub reason: String,
+}
+
+/// The tags every game of a match shares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchTags {
+    /// `Event`.
+    pub event: String,
+    /// `Site`.
+    pub site: String,
+    /// `Date`, `YYYY.MM.DD` or `????.??.??`.
+    pub date: String,
+    /// The time controls of White and Black (see [`time_control_tag`]):
+    /// one `TimeControl` when they are equal, else `WhiteTimeControl` and
+    /// `BlackTimeControl`.
+    pub time_controls: [String; 2],
+}
+
+/// The PGN `TimeControl` of a match: `BASE+INC` in seconds for a clock
+/// (PGN's own syntax), `movetime=100ms` and `nodes=200` (readable values of
+/// our own for the limits PGN has no syntax for).
+pub fn time_control_tag(control: &TimeControl) -> String {
+    match control {
+        TimeControl::Movetime(t) => format!("movetime={}ms", t.as_millis()),
+        TimeControl::Nodes(n) => format!("nodes={n}"),
+        TimeControl::Clock { base, increment } => {
+            format!("{}+{}", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
 }
 
 impl<G: ArenaGame> GameRecord<G> {
@@ -383,10 +403,145 @@ impl<G: ArenaGame> GameRecord<G> {
             }
         }
     }
+
+    /// The game in PGN, with the match's `tags`: the Seven Tag Roster
+    /// (`Round` the game's number, `White` x's engine), `Variant`, the
+    /// opening (its moves `{book}`, or `SetUp` and `FEN`), `TimeControl`
+    /// (or `WhiteTimeControl` and `BlackTimeControl`),
+    /// `Termination`, `PlyCount` and `Pair`; each move's note; the reason
+    /// after the last move.
+    pub fn to_pgn(&self, tags: &MatchTags) -> PgnGame {
+        let mut pgn = PgnGame::with_roster();
+        pgn.set_tag("Event", tags.event.as_str());
+        pgn.set_tag("Site", tags.site.as_str());
+        pgn.set_tag("Date", tags.date.as_str());
+        pgn.set_tag("Round", self.game.to_string());
+        pgn.set_tag("White", self.x.as_str());
+        pgn.set_tag("Black", self.o.as_str());
+        pgn.set_result(PgnResult::from_outcome(Some(self.outcome)));
+        let (start, book) = match &self.opening {
+            Opening::Fen(pos) => (*pos, &[][..]),
+            Opening::Moves(moves) => (G::startpos(), &moves[..]),
+        };
+        let moves: Vec<G::Move> = book.iter().chain(&self.moves).copied().collect();
+        let mut annotations: Vec<Annotation> = book.iter().map(|_| Annotation::book()).collect();
+        annotations.extend(
+            (0..self.moves.len())
+                .map(|i| Annotation::note(self.notes.get(i).copied().unwrap_or_default())),
+        );
+        match annotations.last_mut() {
+            Some(last) if !self.reason.is_empty() => {
+                *last = last.clone().with_remark(&self.reason);
+            }
+            None if !self.reason.is_empty() => pgn.comment = Some(self.reason.clone()),
+            _ => {}
+        }
+        pgn.set_moves(&start, &moves, &annotations);
+        match &tags.time_controls {
+            [white, black] if white == black => pgn.set_tag("TimeControl", white.as_str()),
+            [white, black] => {
+                pgn.set_tag("WhiteTimeControl", white.as_str());
+                pgn.set_tag("BlackTimeControl", black.as_str());
+            }
+        }
+        pgn.set_tag("Termination", self.termination.pgn_tag());
+        pgn.set_tag("PlyCount", moves.len().to_string());
+        pgn.set_tag("Pair", self.pair.to_string());
+        pgn
+    }
 }
 
-/// Makes engine text safe for a record field: no `;`, no control characters,
-/// at most `max` characters.
+impl<G: ArenaGame + PgnNotation> GameRecord<G> {
+    /// Reads a game of a match from PGN (from `file`, for the errors): the
+    /// rules are checked (moves, result), then the match's tags; the
+    /// leading `{book}` moves are the opening.
+    pub fn from_pgn(pgn: &PgnGame, file: &str) -> Result<GameRecord<G>, RecordError> {
+        let replayed = Replayed::<G>::new(pgn, file)?;
+        let at = |problem| RecordError::Line {
+            file: file.to_string(),
+            line: pgn.line,
+            problem: Box::new(problem),
+        };
+        let tag = |name: &'static str| {
+            pgn.tag(name)
+                .ok_or_else(|| at(RecordLineError::MissingTag(name)))
+        };
+        let number = |name: &'static str| -> Result<u64, RecordError> {
+            let text = tag(name)?;
+            match text.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(at(RecordLineError::NotPositive {
+                    tag: name,
+                    text: shorten(text),
+                })),
+            }
+        };
+        let name = |name: &'static str| -> Result<String, RecordError> {
+            let text = tag(name)?;
+            if text.is_empty() || text.contains(char::is_whitespace) {
+                return Err(at(RecordLineError::NotName {
+                    tag: name,
+                    text: shorten(text),
+                }));
+            }
+            Ok(text.to_string())
+        };
+        let game = number("Round")?;
+        let pair = number("Pair")?;
+        let (x, o) = (name("White")?, name("Black")?);
+        if x == o {
+            return Err(at(RecordLineError::SelfPlay {
+                game,
+                engine: shorten(&x),
+            }));
+        }
+        let termination = tag("Termination")?;
+        let termination = Termination::from_pgn_tag(termination)
+            .ok_or_else(|| at(RecordLineError::Termination(shorten(termination))))?;
+        let outcome = replayed
+            .result
+            .outcome()
+            .ok_or_else(|| at(RecordLineError::Unfinished(game)))?;
+        let Replayed {
+            start,
+            set_up,
+            moves,
+            annotations,
+            ..
+        } = replayed;
+        let book = match set_up {
+            true => 0,
+            false => annotations.iter().take_while(|a| a.book).count(),
+        };
+        let opening = match set_up {
+            true => Opening::Fen(start),
+            false => Opening::Moves(moves[..book].to_vec()),
+        };
+        let reason = match annotations.last() {
+            Some(last) => last.remark.clone(),
+            None => pgn.comment.clone(),
+        };
+        let record = GameRecord {
+            game,
+            pair,
+            x,
+            o,
+            opening,
+            moves: moves[book..].to_vec(),
+            notes: annotations[book..].iter().map(|a| a.note).collect(),
+            outcome,
+            termination,
+            reason: reason.unwrap_or_default(),
+        };
+        record
+            .validate()
+            .map_err(|problem| at(RecordLineError::Invalid { game, problem }))?;
+        Ok(record)
+    }
+}
+
+/// Makes engine text safe for a record: no control characters, at most
+/// `max` characters.
 pub fn sanitize(text: &str, max: usize) -> String {
     text.chars()
         .take(max)
@@ -394,210 +549,134 @@ pub fn sanitize(text: &str, max: usize) -> String {
         .collect()
 }
 
-impl<G: ArenaGame> fmt::Display for GameRecord<G> {
-    /// The game's line in the record (without the line break).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let moves: Vec<String> = self.moves.iter().map(|m| m.to_string()).collect();
-        write!(
-            f,
-            "game {}; pair {}; x {}; o {}; opening {}; moves {}; result {}; end {}; reason {}",
-            self.game,
-            self.pair,
-            self.x,
-            self.o,
-            self.opening,
-            moves.join(" "),
-            result_text(self.outcome),
-            self.termination,
-            self.reason
-        )
-    }
-}
-
-/// The field names of a game line, in order.
-const FIELDS: [&str; 9] = [
-    "game", "pair", "x", "o", "opening", "moves", "result", "end", "reason",
-];
-
-impl<G: ArenaGame> FromStr for GameRecord<G> {
-    type Err = GameLineError;
-
-    /// Reads a game line; the error says which field is wrong.
-    fn from_str(line: &str) -> Result<GameRecord<G>, GameLineError> {
-        let parts: Vec<&str> = line.split(';').collect();
-        if parts.len() != FIELDS.len() {
-            return Err(GameLineError::FieldCount { found: parts.len() });
-        }
-        let mut values = [""; 9];
-        for (i, (part, key)) in parts.iter().zip(FIELDS).enumerate() {
-            let part = part.trim();
-            let (found, value) = part.split_once(' ').unwrap_or((part, ""));
-            if found != key {
-                return Err(GameLineError::FieldName {
-                    index: i + 1,
-                    expected: key,
-                    found: shorten(found),
-                });
-            }
-            values[i] = value.trim();
-        }
-        let [game, pair, x, o, opening, moves, result, end, reason] = values;
-        let number = |key: &'static str, text: &str| -> Result<u64, GameLineError> {
-            match text.parse::<u64>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(GameLineError::NotPositive {
-                    key,
-                    text: shorten(text),
-                }),
-            }
-        };
-        let name = |key: &'static str, text: &str| -> Result<String, GameLineError> {
-            if text.is_empty() || text.contains(char::is_whitespace) {
-                Err(GameLineError::NotName {
-                    key,
-                    text: shorten(text),
-                })
-            } else {
-                Ok(text.to_string())
-            }
-        };
-        let moves = moves
-            .split_whitespace()
-            .map(|m| G::parse_move(m).map_err(|e| GameLineError::Move(e.into())))
-            .collect::<Result<Vec<G::Move>, GameLineError>>()?;
-        Ok(GameRecord {
-            game: number("game", game)?,
-            pair: number("pair", pair)?,
-            x: name("x", x)?,
-            o: name("o", o)?,
-            opening: Opening::parse(opening).map_err(GameLineError::Opening)?,
-            moves,
-            outcome: parse_result(result)?,
-            termination: end.parse()?,
-            reason: reason.to_string(),
-        })
-    }
-}
-
-/// A record file read back: the engines and the games.
+/// A record file (or the shards of a match) read back: the engines and
+/// the games.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record<G: ArenaGame = Position> {
-    /// The first and the second engine.
+    /// The engines, two or more, in the order they first play by `Round`
+    /// (White then Black of the lowest `Round`, and so on): the match's
+    /// `--engine` order.
     pub engines: Vec<String>,
-    /// The games in the order they were written.
+    /// The games in the order they were read.
     pub games: Vec<GameRecord<G>>,
 }
 
-/// The game a record's text is of: the game its `variant` line names
-/// (read by [`Record::parse`]), Ultimate Tic-Tac-Toe without one.
-pub fn record_game(text: &str) -> GameKind {
-    text.lines()
-        .filter_map(|line| line.trim().strip_prefix("variant "))
-        .find_map(|name| GameKind::from_name(name.trim()))
-        .unwrap_or_default()
-}
-
-impl<G: ArenaGame> Record<G> {
-    /// Reads a record file's text and checks every game with the rules and
-    /// against the others (known engines, colours swapped within a pair,
-    /// one opening per pair, no number twice). An error names `file` and
-    /// the line.
+impl<G: ArenaGame + PgnNotation> Record<G> {
+    /// Reads a record file's text (see [`Record::from_games`]).
     pub fn parse(text: &str, file: &str) -> Result<Record<G>, RecordError> {
-        let mut engines: Option<Vec<String>> = None;
-        let mut variant: Option<GameKind> = None;
+        Record::from_games(&pgn::read(text, file)?, file)
+    }
+
+    /// The record of the games read from `file`, each checked with the
+    /// rules and against the others (the same engines in both games of a
+    /// pair, colours swapped, one opening per pair, no number twice in a
+    /// match). Games with another `Event` are of another match (appended to
+    /// the same file): their numbers and pairs are their own. An error names
+    /// `file` and the line.
+    pub fn from_games(pgn_games: &[PgnGame], file: &str) -> Result<Record<G>, RecordError> {
+        Record::read_files(&[(file, pgn_games)], Scope::Event)
+    }
+
+    /// The record of the shards of one match (`--shard`, each file written
+    /// by one): every game checked as by [`Record::from_games`], but as
+    /// games of one match whatever their `Event` (each shard has its own
+    /// start): a game number comes once over all the files. An error names
+    /// the file and the line.
+    pub fn merge(files: &[(&str, &[PgnGame])]) -> Result<Record<G>, RecordError> {
+        Record::read_files(files, Scope::Whole)
+    }
+
+    /// The games of `files` (name, games), checked, with matches told apart
+    /// as `scope` says.
+    fn read_files(files: &[(&str, &[PgnGame])], scope: Scope) -> Result<Record<G>, RecordError> {
         let mut games: Vec<GameRecord<G>> = Vec::new();
-        let mut seen_games: FxHashMap<u64, usize> = FxHashMap::default();
-        let mut pairs: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        for (i, line) in text.lines().enumerate() {
-            let at = |problem: RecordLineError| RecordError::Line {
-                file: file.to_string(),
-                line: i + 1,
-                problem: Box::new(problem),
-            };
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
-            match kind {
-                "engines" => {
-                    if engines.is_some() {
-                        return Err(at(RecordLineError::SecondEngines));
+        // Where each game number was read (file index, line), and the games
+        // of each pair, by match and number.
+        let mut seen_games: FxHashMap<(&str, u64), (usize, usize)> = FxHashMap::default();
+        let mut pairs: FxHashMap<(&str, u64), Vec<usize>> = FxHashMap::default();
+        for (index, &(file, pgn_games)) in files.iter().enumerate() {
+            for pgn in pgn_games {
+                let game = GameRecord::<G>::from_pgn(pgn, file)?;
+                let event = match scope {
+                    Scope::Event => pgn.tag("Event").unwrap_or_default(),
+                    Scope::Whole => "",
+                };
+                let pair = pairs.entry((event, game.pair)).or_default();
+                let partners: Vec<&GameRecord<G>> = pair.iter().map(|&k| &games[k]).collect();
+                let seen = seen_games
+                    .get(&(event, game.game))
+                    .map(|&(i, line)| (files[i].0, line));
+                check_against(&game, &partners, file, seen).map_err(|problem| {
+                    RecordError::Line {
+                        file: file.to_string(),
+                        line: pgn.line,
+                        problem: Box::new(problem),
                     }
-                    let names: Vec<String> = rest.split_whitespace().map(String::from).collect();
-                    let distinct = names
-                        .iter()
-                        .enumerate()
-                        .all(|(i, n)| !names[..i].contains(n));
-                    if names.len() < 2 || !distinct {
-                        return Err(at(RecordLineError::Engines(shorten(rest))));
-                    }
-                    engines = Some(names);
-                }
-                "variant" => {
-                    let kind = GameKind::from_name(rest.trim())
-                        .ok_or_else(|| at(RecordLineError::Variant(shorten(rest))))?;
-                    if variant.is_some() || !games.is_empty() || kind != G::KIND {
-                        return Err(at(RecordLineError::Variant(shorten(rest))));
-                    }
-                    variant = Some(kind);
-                }
-                "game" => {
-                    let Some(names) = &engines else {
-                        return Err(at(RecordLineError::GameFirst));
-                    };
-                    if variant.is_none() && G::KIND != GameKind::Uttt {
-                        return Err(at(RecordLineError::Variant(String::new())));
-                    }
-                    let game: GameRecord<G> =
-                        line.parse().map_err(|e| at(RecordLineError::Game(e)))?;
-                    game.validate().map_err(|problem| {
-                        at(RecordLineError::Invalid {
-                            game: game.game,
-                            problem,
-                        })
-                    })?;
-                    let pair = pairs.entry(game.pair).or_default();
-                    let partners: Vec<&GameRecord<G>> = pair.iter().map(|&k| &games[k]).collect();
-                    check_against(&game, names, &partners, &seen_games).map_err(at)?;
-                    seen_games.insert(game.game, i + 1);
-                    pair.push(games.len());
-                    games.push(game);
-                }
-                _ => return Err(at(RecordLineError::Kind(shorten(kind)))),
+                })?;
+                seen_games.insert((event, game.game), (index, pgn.line));
+                pair.push(games.len());
+                games.push(game);
             }
         }
-        let engines = engines.ok_or_else(|| RecordError::NoEngines {
-            file: file.to_string(),
-        })?;
+        if games.is_empty() {
+            let names: Vec<&str> = files.iter().map(|(file, _)| *file).collect();
+            return Err(RecordError::NoGames {
+                file: names.join(", "),
+            });
+        }
+        let engines = engines_by_round(&games);
         Ok(Record { engines, games })
     }
 }
 
-/// Checks a new game against the engines, the games of its pair read before
-/// it, and the game numbers seen so far (with their lines).
+/// Which games are of one match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// Those with the same `Event` (the matches appended to one file).
+    Event,
+    /// All (the shards of one match).
+    Whole,
+}
+
+/// The engines in the order they first play by game number: x then o of
+/// the lowest number, then any new one of the next, and so on (ties, from
+/// matches appended to one file, in the order read).
+fn engines_by_round<G: ArenaGame>(games: &[GameRecord<G>]) -> Vec<String> {
+    let mut order: Vec<&GameRecord<G>> = games.iter().collect();
+    order.sort_by_key(|g| g.game); // stable: ties stay in the order read
+    let mut engines: Vec<String> = Vec::new();
+    for name in order.iter().flat_map(|g| [&g.x, &g.o]) {
+        if !engines.contains(name) {
+            engines.push(name.clone());
+        }
+    }
+    engines
+}
+
+/// Checks a new game from `file` against the games of its pair read before
+/// it, and where its match had a game of its number before (file, line).
 fn check_against<G: ArenaGame>(
     game: &GameRecord<G>,
-    engines: &[String],
     partners: &[&GameRecord<G>],
-    seen_games: &FxHashMap<u64, usize>,
+    file: &str,
+    seen: Option<(&str, usize)>,
 ) -> Result<(), RecordLineError> {
     let n = game.game;
-    if let Some(&first_line) = seen_games.get(&n) {
-        return Err(RecordLineError::Repeated {
-            game: n,
-            first_line,
-        });
-    }
-    let players = [game.x.as_str(), game.o.as_str()];
-    let known = |name: &str| engines.iter().any(|e| e == name);
-    if !known(players[0]) || !known(players[1]) || players[0] == players[1] {
-        return Err(RecordLineError::Strangers {
-            game: n,
-            x: shorten(&game.x),
-            o: shorten(&game.o),
-            engines: engines.to_vec(),
-        });
+    match seen {
+        Some((first_file, first_line)) if first_file == file => {
+            return Err(RecordLineError::Repeated {
+                game: n,
+                first_line,
+            });
+        }
+        Some((first_file, first_line)) => {
+            return Err(RecordLineError::RepeatedIn {
+                game: n,
+                first_file: first_file.to_string(),
+                first_line,
+            });
+        }
+        None => {}
     }
     let pair = game.pair;
     if partners.len() >= 2 {
@@ -609,6 +688,16 @@ fn check_against<G: ArenaGame>(
                 game: n,
                 engine: game.x.clone(),
                 pair,
+            });
+        }
+        if other.x != game.o || other.o != game.x {
+            return Err(RecordLineError::Strangers {
+                game: n,
+                x: shorten(&game.x),
+                o: shorten(&game.o),
+                pair,
+                engines: [other.x.clone(), other.o.clone()],
+                first_game: other.game,
             });
         }
         if other.opening != game.opening {
@@ -627,7 +716,10 @@ fn check_against<G: ArenaGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pgn::Score;
     use crate::rules::Move;
+    use crate::super15;
+    use std::time::Duration;
 
     type Record = super::Record<Position>;
 
@@ -637,26 +729,48 @@ mod tests {
             .collect()
     }
 
-    /// A game played to its end by random moves.
-    fn finished_game() -> GameRecord {
-        let mut pos = Position::startpos();
+    fn tags() -> MatchTags {
+        MatchTags {
+            event: "ultimo match".into(),
+            site: "?".into(),
+            date: "2025.01.31".into(),
+            time_controls: ["nodes=200".into(), "nodes=200".into()],
+        }
+    }
+
+    /// A game of `G` played to its end by random moves after `opening`,
+    /// with a note on each move.
+    fn finished<G: ArenaGame>(opening: Opening<G>, seed: u64) -> GameRecord<G> {
+        let mut pos = opening.position();
         let mut played = Vec::new();
-        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(seed);
         while let Some(m) = pos.random_move(&mut rng) {
             pos.play(m);
             played.push(m);
         }
+        let notes = (0..played.len())
+            .map(|i| MoveNote {
+                score: Some(Score::Cp(i as i32 * 7 - 50)),
+                depth: Some(i as u32 % 9),
+                time_ms: Some(i as u64 * 3),
+            })
+            .collect();
         GameRecord {
             game: 1,
             pair: 1,
             x: "base".into(),
             o: "new".into(),
-            opening: Opening::Moves(vec![]),
+            opening,
             moves: played,
+            notes,
             outcome: pos.outcome().unwrap(),
             termination: Termination::Normal,
             reason: "the rules".into(),
         }
+    }
+
+    fn finished_game() -> GameRecord {
+        finished(Opening::Moves(vec![]), 3)
     }
 
     fn fault_game() -> GameRecord {
@@ -667,54 +781,103 @@ mod tests {
             o: "base".into(),
             opening: Opening::Moves(vec![]),
             moves: moves("e5"),
+            notes: vec![MoveNote {
+                score: Some(Score::Mate(-3)),
+                depth: Some(4),
+                time_ms: Some(1234),
+            }],
             outcome: Outcome::Win(Player::X),
             termination: Termination::Illegal,
             reason: "o (base) played e5, which is illegal: the cell is already taken".into(),
         }
     }
 
-    #[test]
-    fn outcomes() {
-        assert_eq!(Outcome::Win(Player::X).verdict_for(Player::X), Verdict::Win);
-        assert_eq!(
-            Outcome::Win(Player::X).verdict_for(Player::O),
-            Verdict::Loss
-        );
-        assert_eq!(Outcome::Win(Player::O).verdict_for(Player::O), Verdict::Win);
-        assert_eq!(Outcome::Draw.verdict_for(Player::X), Verdict::Draw);
-        for o in [
-            Outcome::Win(Player::X),
-            Outcome::Win(Player::O),
-            Outcome::Draw,
-        ] {
-            assert_eq!(parse_result(result_text(o)), Ok(o));
-        }
-        assert!(parse_result("1-1").is_err());
-        for t in Termination::ALL {
-            assert_eq!(t.to_string().parse(), Ok(t));
-        }
-        assert!("resign".parse::<Termination>().is_err());
+    /// The game written as PGN and read back.
+    fn through_pgn<G: ArenaGame + PgnNotation>(game: &GameRecord<G>) -> GameRecord<G> {
+        let text = game.to_pgn(&tags()).to_string();
+        let games = pgn::read(&text, "r.pgn").unwrap();
+        assert_eq!(games.len(), 1);
+        GameRecord::from_pgn(&games[0], "r.pgn").unwrap()
     }
 
     #[test]
-    fn game_lines_round_trip() {
+    fn results_and_terminations() {
+        assert_eq!(result_text(Outcome::Win(Player::X)), "1-0");
+        assert_eq!(result_text(Outcome::Win(Player::O)), "0-1");
+        assert_eq!(result_text(Outcome::Draw), "1/2-1/2");
+        for t in Termination::ALL {
+            assert_eq!(Termination::from_pgn_tag(t.pgn_tag()), Some(t));
+            assert_eq!(Termination::from_pgn_tag(t.as_str()), Some(t));
+        }
+        assert_eq!(Termination::Crash.pgn_tag(), "abandoned");
+        assert_eq!(Termination::from_pgn_tag("resign"), None);
+    }
+
+    #[test]
+    fn time_controls_as_tags() {
+        let tag = |c| time_control_tag(&c);
+        assert_eq!(tag(TimeControl::Nodes(200)), "nodes=200");
+        assert_eq!(
+            tag(TimeControl::Movetime(Duration::from_millis(100))),
+            "movetime=100ms"
+        );
+        let clock = TimeControl::Clock {
+            base: Duration::from_secs(10),
+            increment: Duration::from_millis(100),
+        };
+        assert_eq!(tag(clock), "10+0.1");
+    }
+
+    #[test]
+    fn games_round_trip_through_pgn() {
         for game in [finished_game(), fault_game()] {
-            let line = game.to_string();
-            assert!(line.starts_with("game "), "{line}");
-            assert_eq!(line.parse::<GameRecord>(), Ok(game.clone()), "{line}");
+            assert_eq!(through_pgn(&game), game);
             game.validate().unwrap();
         }
-        let line = fault_game().to_string();
-        assert_eq!(
-            line,
-            "game 2; pair 1; x new; o base; opening startpos; moves e5; result 1-0; \
-             end illegal; reason o (base) played e5, which is illegal: the cell is already taken"
+        // An opening of moves (in the movetext, marked book), and a FEN.
+        let book: GameRecord = finished(Opening::parse("e5 e4 d2").unwrap(), 5);
+        let text = book.to_pgn(&tags()).to_string();
+        assert!(
+            text.contains("\n\n1. e5 {book} 1... e4 {book} 2. d2 {book} 2... "),
+            "{text}"
         );
-        // A game with no moves at all, from a FEN.
-        let mut game = fault_game();
-        game.moves.clear();
-        game.opening = Opening::parse("9/9/9/9/4x4/9/9/9/9 o 1 e5").unwrap();
-        assert_eq!(game.to_string().parse::<GameRecord>(), Ok(game));
+        assert_eq!(through_pgn(&book), book);
+        let fen: GameRecord = finished(Opening::parse("9/9/9/9/4x4/9/9/9/9 o 1 e5").unwrap(), 6);
+        let text = fen.to_pgn(&tags()).to_string();
+        assert!(
+            text.contains("[SetUp \"1\"]\n[FEN \"9/9/9/9/4x4/9/9/9/9 o 1 e5\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n\n1... "), "{text}");
+        assert_eq!(through_pgn(&fen), fen);
+        // No moves at all: the reason is the comment before the result.
+        let mut crash = fault_game();
+        crash.moves.clear();
+        crash.notes.clear();
+        crash.termination = Termination::Crash;
+        crash.reason = "o (base) could not be started: no such file".into();
+        let text = crash.to_pgn(&tags()).to_string();
+        assert!(text.ends_with("\n\n{o (base) could not be started: no such file} 1-0\n"));
+        assert_eq!(through_pgn(&crash), crash);
+        // Super 1 al 5, from a random opening.
+        let opening = crate::arena::openings::random_opening::<super15::Position>(2, 4, 0).unwrap();
+        let game = finished(opening, 7);
+        let text = game.to_pgn(&tags()).to_string();
+        assert!(text.contains("[Variant \"Super 1 al 5\"]"), "{text}");
+        assert_eq!(through_pgn(&game), game);
+    }
+
+    #[test]
+    fn the_pgn_of_a_fault() {
+        assert_eq!(
+            fault_game().to_pgn(&tags()).to_string(),
+            "[Event \"ultimo match\"]\n[Site \"?\"]\n[Date \"2025.01.31\"]\n[Round \"2\"]\n\
+             [White \"new\"]\n[Black \"base\"]\n[Result \"1-0\"]\n\
+             [Variant \"Ultimate Tic-Tac-Toe\"]\n[TimeControl \"nodes=200\"]\n\
+             [Termination \"illegal move\"]\n[PlyCount \"1\"]\n[Pair \"1\"]\n\n\
+             1. e5 {-M3/4 1.234s, o (base) played e5, which is illegal: the cell is already\n\
+             taken} 1-0\n"
+        );
     }
 
     #[test]
@@ -725,42 +888,6 @@ mod tests {
         assert_eq!(game.result_for("other"), None);
         assert_eq!(game.loser(), Some(Player::O));
         assert_eq!(game.engine(Player::O), "base");
-    }
-
-    #[test]
-    fn bad_game_lines() {
-        let good = fault_game().to_string();
-        let cases = [
-            ("", "expected 9 fields"),
-            ("game 1; pair 1", "expected 9 fields"),
-            (
-                &good.replace("pair 1", "pear 1"),
-                "field 2 should be 'pair'",
-            ),
-            (
-                &good.replace("game 2", "game 0"),
-                "game '0' is not a positive",
-            ),
-            (
-                &good.replace("game 2", "game x"),
-                "game 'x' is not a positive",
-            ),
-            (&good.replace("x new", "x "), "x '' is not an engine name"),
-            (
-                &good.replace("moves e5", "moves e0"),
-                "moves: 'e0' is not a cell",
-            ),
-            (
-                &good.replace("opening startpos", "opening e5 e5"),
-                "opening: bad moves",
-            ),
-            (&good.replace("result 1-0", "result 2-0"), "result '2-0'"),
-            (&good.replace("end illegal", "end resign"), "end 'resign'"),
-        ];
-        for (line, expected) in cases {
-            let err = line.parse::<GameRecord>().unwrap_err().to_string();
-            assert!(err.contains(expected), "{line}\n{err}");
-        }
     }
 
     #[test]
@@ -790,89 +917,137 @@ mod tests {
         );
     }
 
-    fn file(lines: &[String]) -> String {
-        let mut text = format!("{HEADER}\nengines base new\n");
-        for l in lines {
-            text.push_str(l);
-            text.push('\n');
-        }
-        text
+    fn file(games: &[GameRecord]) -> String {
+        let pgn: Vec<PgnGame> = games.iter().map(|g| g.to_pgn(&tags())).collect();
+        pgn::write_games(&pgn)
     }
 
     #[test]
     fn record_files_round_trip() {
         let games = vec![finished_game(), fault_game()];
-        let lines: Vec<String> = games.iter().map(|g| g.to_string()).collect();
-        let record = Record::parse(&file(&lines), "r.txt").unwrap();
+        let record = Record::parse(&file(&games), "r.pgn").unwrap();
         assert_eq!(record.engines, ["base".to_string(), "new".to_string()]);
         assert_eq!(record.games, games);
+        // Game 2 (new plays x) finished first: base, x in game 1, is first.
+        let reversed = [fault_game(), finished_game()];
+        let record = Record::parse(&file(&reversed), "r.pgn").unwrap();
+        assert_eq!(record.engines, ["base".to_string(), "new".to_string()]);
+    }
+
+    #[test]
+    fn matches_appended_to_one_file() {
+        let games = vec![finished_game(), fault_game()];
+        let mut later = tags();
+        later.event = "ultimo match 2025.02.01 10:00:00".into();
+        let again: Vec<PgnGame> = games.iter().map(|g| g.to_pgn(&later)).collect();
+        let text = format!("{}\n{}", file(&games), pgn::write_games(&again));
+        let record = Record::parse(&text, "r.pgn").unwrap();
+        assert_eq!(record.games.len(), 4);
+        assert_eq!(record.games[2..], games);
     }
 
     #[test]
     fn record_file_errors_name_the_line() {
-        let a = finished_game().to_string();
-        let b = fault_game().to_string();
+        let (a, b) = (finished_game(), fault_game());
         let check = |text: &str, expected: &str| {
-            let err = Record::parse(text, "r.txt").unwrap_err().to_string();
+            let err = Record::parse(text, "r.pgn").unwrap_err().to_string();
             assert!(err.contains(expected), "{text}\n{err}");
         };
-        check("", "r.txt: no 'engines' line");
+        check("", "r.pgn: no games");
+        check("; only a comment\n", "r.pgn: no games");
+        let b_text = file(std::slice::from_ref(&b));
+        // The second game of a file starts after the first and a blank line.
+        let second = file(std::slice::from_ref(&a)).lines().count() + 2;
+        for tag in ["Round", "Pair", "White", "Black", "Termination"] {
+            let without: String = b_text
+                .lines()
+                .filter(|l| !l.starts_with(&format!("[{tag} ")))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            check(
+                &without,
+                &format!("r.pgn:1: no {tag} tag (ultimo match writes it; --replay needs it)"),
+            );
+        }
         check(
-            &format!("{a}\n"),
-            "r.txt:1: a game before the 'engines' line",
+            &b_text.replace("[Round \"2\"]", "[Round \"0\"]"),
+            "r.pgn:1: Round '0' is not a positive number",
         );
         check(
-            "engines a\n",
-            "r.txt:1: 'engines' needs two or more different names",
-        );
-        check("engines a a\n", "two or more different names");
-        check("engines a b a\n", "two or more different names");
-        check(
-            "engines a b\nengines a b\n",
-            "r.txt:2: a second 'engines' line",
+            &b_text.replace("[Pair \"1\"]", "[Pair \"x\"]"),
+            "r.pgn:1: Pair 'x' is not a positive number",
         );
         check(
-            "engines a b\nplayer x\n",
-            "r.txt:2: expected an 'engines' or a 'game'",
+            &b_text.replace("[White \"new\"]", "[White \"new engine\"]"),
+            "r.pgn:1: White 'new engine' is not an engine name",
+        );
+        check(
+            &b_text.replace("illegal move", "resignation"),
+            "r.pgn:1: Termination 'resignation' is not",
+        );
+        check(
+            &b_text.replace("1-0", "*"),
+            "r.pgn:1: game 2 has no result (*)",
+        );
+        check(
+            &b_text.replace("illegal move", "normal"),
+            "r.pgn:1: game 2: the game ended normally but is not over",
         );
         check(
             &file(&[a.clone(), a.clone()]),
-            "r.txt:4: game 1 again (first on line 3)",
+            &format!("r.pgn:{second}: game 1 again (first on line 1)"),
         );
-        let twice_x = b.replace(
-            "game 2; pair 1; x new; o base",
-            "game 2; pair 1; x base; o new",
-        );
+        let mut twice_x = b.clone();
+        (twice_x.x, twice_x.o) = (b.o.clone(), b.x.clone());
         check(
             &file(&[a.clone(), twice_x]),
             "base plays x in both games of pair 1",
         );
-        let stranger = b.replace("x new", "x other");
+        let mut stranger = b.clone();
+        stranger.x = "other".into();
         check(
-            &file(&[stranger]),
-            "r.txt:3: game 2: x other and o base are not",
+            &file(&[a.clone(), stranger]),
+            &format!(
+                "r.pgn:{second}: game 2: x other and o base are not the engines of pair 1, base and new (game 1)"
+            ),
         );
-        let third = b.replace("game 2", "game 3");
+        check(
+            &b_text.replace("[White \"new\"]", "[White \"base\"]"),
+            "r.pgn:1: game 2: base plays both x and o",
+        );
+        let mut third = b.clone();
+        third.game = 3;
         check(
             &file(&[a.clone(), b.clone(), third]),
             "pair 1 already has two games",
         );
-        let other_opening = b
-            .replace("opening startpos; moves e5", "opening e5; moves e4")
-            .replace("o (base) played e5", "o (base) played e4");
+        let mut other_opening = b.clone();
+        other_opening.opening = Opening::parse("e5").unwrap();
+        other_opening.moves = moves("e4");
         check(
             &file(&[a.clone(), other_opening]),
-            "pair 1 started from 'startpos'",
+            "pair 1 started from 'startpos' in game 1 but from 'e5' here",
         );
-        let illegal = b.replace("moves e5", "moves e5 e5");
-        check(&file(&[illegal]), "r.txt:3: game 2: move 2 (e5) is illegal");
-        let long = format!("engines a b\n{}\n", "z".repeat(1000));
-        check(&long, &format!("found '{}...'", "z".repeat(40)));
-        let err = Record::parse("engines a b\nengines a b\n", "r.txt").unwrap_err();
+        // The rules are the PGN reader's: the move's line is named.
+        let illegal = b_text.replace("1. e5 {", "1. e5 e5 {");
+        let line = illegal
+            .lines()
+            .position(|l| l.starts_with("1. e5"))
+            .unwrap()
+            + 1;
+        check(
+            &illegal,
+            &format!("r.pgn:{line}: move 1... e5 is illegal: the cell is already taken"),
+        );
+        let err = Record::parse(&b_text.replace("1-0", "2-0"), "r.pgn").unwrap_err();
+        assert!(matches!(err, RecordError::Pgn(_)), "{err:?}");
+        let long = b_text.replace("[Round \"2\"]", &format!("[Round \"{}\"]", "9".repeat(100)));
+        check(&long, &format!("Round '{}...'", "9".repeat(40)));
+        let err = Record::parse(&b_text.replace("1-0", "*"), "r.pgn").unwrap_err();
         let RecordError::Line { line, problem, .. } = err else {
             panic!("{err:?}")
         };
-        assert_eq!((line, *problem), (2, RecordLineError::SecondEngines));
+        assert_eq!((line, *problem), (1, RecordLineError::Unfinished(2)));
     }
 
     #[test]
@@ -882,22 +1057,19 @@ mod tests {
     }
 
     #[test]
-    fn variant_lines_name_the_game() {
-        use crate::super15;
-        let text = "variant super15\nengines a b\n\
-            game 1; pair 1; x a; o b; opening startpos; moves c2c3; result 1-0; end crash; reason o (b) crashed\n";
-        assert_eq!(record_game(text), GameKind::Super15);
-        assert_eq!(record_game("engines a b\n"), GameKind::Uttt);
-        let record = super::Record::<super15::Position>::parse(text, "r.txt").unwrap();
-        assert_eq!(record.games[0].moves.len(), 1);
-        assert_eq!(record.games[0].to_string(), text.lines().nth(2).unwrap());
-        let err = Record::parse(text, "r.txt").unwrap_err().to_string();
-        assert!(err.starts_with("r.txt:1: 'variant' must name"), "{err}");
-        let no_variant = text.replace("variant super15\n", "");
-        let err = super::Record::<super15::Position>::parse(&no_variant, "r.txt").unwrap_err();
-        assert!(err.to_string().starts_with("r.txt:2: 'variant'"), "{err}");
-        let twice = format!("variant super15\n{text}");
-        let err = super::Record::<super15::Position>::parse(&twice, "r.txt").unwrap_err();
-        assert!(err.to_string().starts_with("r.txt:2: 'variant'"), "{err}");
+    fn the_variant_names_the_game() {
+        let game = finished(Opening::<super15::Position>::Moves(vec![]), 8);
+        let text = game.to_pgn(&tags()).to_string();
+        let record = super::Record::<super15::Position>::parse(&text, "r.pgn").unwrap();
+        assert_eq!(record.games, [game]);
+        let err = Record::parse(&text, "r.pgn").unwrap_err().to_string();
+        assert!(
+            err.starts_with("r.pgn:1: the Variant 'Super 1 al 5' is not Ultimate"),
+            "{err}"
+        );
+        // Without a Variant tag a game is Ultimate Tic-Tac-Toe.
+        let no_variant = text.replace("[Variant \"Super 1 al 5\"]\n", "");
+        let err = Record::parse(&no_variant, "r.pgn").unwrap_err().to_string();
+        assert!(err.contains("is not a cell"), "{err}");
     }
 }

@@ -729,6 +729,7 @@ mod tests {
             o: o.into(),
             opening: Opening::Moves(vec![]),
             moves: vec![],
+            notes: vec![],
             outcome,
             termination: end,
             reason: String::new(),

@@ -1,16 +1,89 @@
-//! `ultimo analyze`: the board, then a table of the best moves with visits,
-//! win/draw/loss, proven results and principal variations; the table is
-//! redrawn while the search runs when the output is a terminal.
+//! `ultimo analyze`: one position (the board, then a table of the best
+//! moves with visits, win/draw/loss, proven results and principal
+//! variations; redrawn while the search runs on a terminal, or until Ctrl-C
+//! with `--infinite`), or a whole game with `--review` (every position
+//! searched, every move judged: see [`crate::review`]).
 
-use std::io::Write;
-use std::time::Duration;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
 use super::CliGame;
+use super::{PositionArgs, SearchArgs, position_from, seconds};
+use crate::arena::signal;
 use crate::display::Style;
 use crate::display::score::table;
+use crate::game::GameKind;
+use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
+use crate::review::{self, Progress, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
+
+/// The command line of `ultimo analyze`.
+#[derive(clap::Args)]
+#[command(after_long_help = REVIEW_HELP)]
+#[command(group(clap::ArgGroup::new("whole_game").args(["review", "pgn"]).multiple(true)))]
+pub struct AnalyzeArgs {
+    /// The game
+    #[arg(long, value_enum, default_value_t)]
+    game: GameKind,
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Thinking time in seconds: for the position (default 3 when --nodes
+    /// is not given), or for each position of a game
+    /// (--review, --pgn; default 1)
+    #[arg(long, value_parser = seconds)]
+    time: Option<Duration>,
+    /// Iterations to search (for each position of a game with --review,
+    /// --pgn)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Search until Ctrl-C, then leave the last table (exit 0)
+    #[arg(long, conflicts_with_all = ["time", "nodes", "review"])]
+    infinite: bool,
+    /// Analyse the whole game: every position from --fen (or the start)
+    /// through each of --moves, each move judged (see below)
+    #[arg(long)]
+    review: bool,
+    /// Review a game of this PGN file (its Variant tag names the game;
+    /// implies --review)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "moves", "infinite"])]
+    pgn: Option<PathBuf>,
+    /// Which game of the --pgn file, from 1 (default 1)
+    #[arg(long, value_name = "N", requires = "pgn", conflicts_with_all = ["fen", "moves"],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    game_number: Option<usize>,
+    /// Append the reviewed game to this PGN file, each move annotated: its
+    /// score and depth, the mark as a NAG ($6 ?!, $2 ?, $4 ??) and in
+    /// words, and the best move where it differs
+    #[arg(long, value_name = "FILE", requires = "whole_game")]
+    pgnout: Option<PathBuf>,
+    /// Print the analysis as JSON instead of tables
+    #[arg(long)]
+    json: bool,
+    /// Moves shown in the table
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
+    multipv: u16,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+/// The help's words on `--review`.
+const REVIEW_HELP: &str = "\
+Whole-game review (--review, or --pgn FILE):
+  Every position of the game is searched from a fresh tree (--time or
+  --nodes each, default 1 second). A position's evaluation is its best
+  line's: a proven result, or the expected score E (win 1, draw 1/2, loss 0).
+  For each move, 'before' is the position's score and 'after' the next
+  position's, both from the mover's view (as the protocol prints them: cp N
+  or mate N). The loss is the drop in winning chances W = 2E - 1 (from -1 to
+  1; a proven win 1, draw 0, loss -1), and 0 when the move is the engine's
+  own best. Marks: ?! inaccuracy (loss >= 0.10), ? mistake (>= 0.20),
+  ?? blunder (>= 0.30), lichess's thresholds. The table has one row per
+  move (the engine's best move where it differs), then a summary per side.
+  Progress goes to stderr; Ctrl-C stops early and prints what was judged.";
 
 /// What to analyse and how long.
 #[derive(Clone, Debug)]
@@ -32,9 +105,224 @@ pub struct Settings<G: CliGame = Position> {
 /// The default thinking time when neither time nor nodes are given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(3);
 
-/// Runs the analysis, writing to `out`.
+/// The default thinking time per position of a `--review`.
+pub const DEFAULT_REVIEW_TIME: Duration = Duration::from_secs(1);
+
+/// Runs `ultimo analyze`.
+pub fn main(args: &AnalyzeArgs) -> Result<(), CliError> {
+    if let Some(file) = &args.pgn {
+        return main_pgn(args, file);
+    }
+    match args.game {
+        GameKind::Uttt => main_for::<Position>(args),
+        GameKind::Super15 => main_for::<crate::super15::Position>(args),
+    }
+}
+
+/// `--pgn FILE`: the review of one game of a PGN file, of the game its
+/// `Variant` tag names.
+fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|source| CliError::ReadPgn {
+        file: file.to_path_buf(),
+        source,
+    })?;
+    let games = pgn::read(&text, &name)?;
+    let number = args.game_number.unwrap_or(1);
+    let Some(game) = games.get(number - 1) else {
+        return Err(CliError::NoSuchGame {
+            file: file.to_path_buf(),
+            number,
+            games: games.len(),
+        });
+    };
+    match game.kind() {
+        Some(GameKind::Super15) => review_pgn::<crate::super15::Position>(args, game, &name),
+        // Replaying refuses a Variant that is none of ours.
+        _ => review_pgn::<Position>(args, game, &name),
+    }
+}
+
+/// Reviews a game read from PGN.
+fn review_pgn<G: CliGame + PgnNotation>(
+    args: &AnalyzeArgs,
+    game: &PgnGame,
+    file: &str,
+) -> Result<(), CliError> {
+    let replayed = Replayed::<G>::new(game, file)?;
+    review_and_print(args, replayed.start, replayed.moves, game.clone())
+}
+
+fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
+    if args.review {
+        let start: G = position_from(args.position.fen.as_deref(), &[])?;
+        // Every move checked with the usual messages first.
+        position_from::<G>(args.position.fen.as_deref(), &args.position.moves)?;
+        let moves: Vec<G::Move> = args
+            .position
+            .moves
+            .iter()
+            .filter_map(|t| G::parse_move(t).ok())
+            .collect();
+        let today = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(pgn::UNKNOWN_DATE.to_string(), |d| {
+                pgn::date_from_unix(d.as_secs())
+            });
+        let game = review::new_game(&start, &moves, "ultimo analyze", &today);
+        return review_and_print(args, start, moves, game);
+    }
+    let options = Options {
+        move_overhead: Duration::ZERO,
+        ..args.search.options()
+    };
+    let control = Control::new();
+    let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
+    let limits = if args.infinite {
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        }
+    } else {
+        super::limits(args.time, args.nodes, DEFAULT_TIME)
+    };
+    let settings = Settings {
+        pos,
+        limits,
+        multipv: args.multipv as usize,
+        options,
+        style: Style::for_terminal(io::stdout().is_terminal() && !args.json),
+    };
+    let json = args.json;
+    until_interrupted(&control, || {
+        if args.infinite {
+            eprintln!("analysing until Ctrl-C");
+        }
+        if json {
+            let report = search_quietly(&settings, &control)?;
+            let value = review::report_json(&settings.pos, &report, settings.multipv);
+            let mut out = io::stdout().lock();
+            writeln!(out, "{value:#}")?;
+            out.flush()?;
+            Ok(())
+        } else {
+            run(&settings, &control, &mut io::stdout()).map(|_| ())
+        }
+    })
+}
+
+/// Reviews the game `start` + `moves`, prints the review and, with
+/// `--pgnout`, appends `game` (its PGN) annotated to that file.
+fn review_and_print<G: CliGame + PgnNotation>(
+    args: &AnalyzeArgs,
+    start: G,
+    moves: Vec<G::Move>,
+    mut game: PgnGame,
+) -> Result<(), CliError> {
+    let limits = super::limits(args.time, args.nodes, DEFAULT_REVIEW_TIME);
+    let annotator = format!(
+        "Ultimo {} ({} per position)",
+        env!("CARGO_PKG_VERSION"),
+        match (limits.nodes, limits.movetime) {
+            (Some(n), _) => format!("{n} nodes"),
+            (None, Some(t)) => format!("{} ms", t.as_millis()),
+            (None, None) => "no limit".to_string(),
+        }
+    );
+    let settings = ReviewSettings {
+        start,
+        moves,
+        limits,
+        options: Options {
+            move_overhead: Duration::ZERO,
+            ..args.search.options()
+        },
+        json: args.json,
+    };
+    // The output file is checked before the long search, not after.
+    let mut out_file = match &args.pgnout {
+        Some(path) => Some((path, open_append(path)?)),
+        None => None,
+    };
+    let control = Control::new();
+    let stderr_style = Style::for_terminal(io::stderr().is_terminal());
+    let review = until_interrupted(&control, || {
+        run_review(&settings, &control, &mut io::stderr(), stderr_style)
+    })?;
+    print_review(&review, settings.json, &mut io::stdout())?;
+    if let Some((path, file)) = &mut out_file {
+        review::annotate(&review, &mut game, &annotator);
+        let write_error = |source| CliError::WritePgn {
+            file: path.to_path_buf(),
+            source,
+        };
+        file.write_all(game.to_string().as_bytes())
+            .and_then(|_| file.flush())
+            .map_err(write_error)?;
+    }
+    Ok(())
+}
+
+/// `path` opened for appending (created if missing); a blank line first
+/// when it already holds something, so that games stay apart.
+fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
+    let error = |source| CliError::WritePgn {
+        file: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(error)?;
+    if file.metadata().map_err(error)?.len() > 0 {
+        file.write_all(b"\n").map_err(error)?;
+    }
+    Ok(file)
+}
+
+/// Runs `work` with Ctrl-C (and SIGTERM or SIGHUP on Unix) stopping
+/// `control` instead of ending the process, so that the analysis so far is
+/// printed. A signal whose handler cannot be installed ends the process as
+/// usual.
+fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
+    // Even a partial failure leaves the signals that were caught counting:
+    // they must still stop the search.
+    let _ = signal::install();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if signal::stop_requested() {
+                    control.stop();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let result = work();
+        done.store(true, Ordering::SeqCst);
+        result
+    })
+}
+
+/// Searches the position of `settings` with no output.
+fn search_quietly<G: CliGame>(
+    settings: &Settings<G>,
+    control: &Control,
+) -> Result<Report<G::Move>, CliError> {
+    if settings.pos.is_over() {
+        return Err(CliError::GameOver);
+    }
+    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    Ok(searcher.search(&settings.pos, &settings.limits, &[], control, &mut |_| {}))
+}
+
+/// Runs the analysis of one position, writing to `out`, until the limits
+/// or `control` stop it.
 pub fn run<G: CliGame>(
     settings: &Settings<G>,
+    control: &Control,
     out: &mut (impl Write + Send),
 ) -> Result<Report<G::Move>, CliError> {
     write!(out, "{}", settings.pos.diagram(settings.style))?;
@@ -43,8 +331,8 @@ pub fn run<G: CliGame>(
         return Err(CliError::GameOver);
     }
     writeln!(out)?;
+    out.flush()?;
     let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
-    let control = Control::new();
     let mut drawn = 0usize;
     let multipv = settings.multipv;
     // The redraw moves the cursor with escape codes: only where the one
@@ -70,7 +358,7 @@ pub fn run<G: CliGame>(
                 failed = Some(e);
             }
         };
-        searcher.search(&settings.pos, &settings.limits, &[], &control, &mut on_info)
+        searcher.search(&settings.pos, &settings.limits, &[], control, &mut on_info)
     };
     if let Some(e) = failed {
         return Err(e.into());
@@ -90,6 +378,105 @@ pub fn run<G: CliGame>(
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(report)
+}
+
+/// What to review and how.
+#[derive(Clone, Debug)]
+pub struct ReviewSettings<G: CliGame = Position> {
+    /// The position the game starts from.
+    pub start: G,
+    /// The game's moves.
+    pub moves: Vec<G::Move>,
+    /// Search limits per position.
+    pub limits: Limits,
+    /// Search options.
+    pub options: Options,
+    /// JSON instead of text.
+    pub json: bool,
+}
+
+/// Reviews the game of `settings`, with a progress line per position on
+/// `progress` (one line each, or one line redrawn where `style` allows
+/// escape codes).
+pub fn run_review<G: CliGame>(
+    settings: &ReviewSettings<G>,
+    control: &Control,
+    progress: &mut impl Write,
+    style: Style,
+) -> Result<Review<G>, CliError> {
+    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
+    let mut failed = None;
+    let review = {
+        let mut on_progress = |p: Progress<'_, G::Move>| {
+            if failed.is_some() {
+                return;
+            }
+            let found = match p.found.best {
+                Some(m) => format!(
+                    "{}, best {m}, {} nodes",
+                    p.found.eval.score(),
+                    p.found.nodes
+                ),
+                None => "the game is over".to_string(),
+            };
+            let line = format!("position {}/{}: {found}", p.index + 1, p.total);
+            let text = if style.ansi {
+                format!("\r\x1b[2K{line}")
+            } else {
+                format!("{line}\n")
+            };
+            if let Err(e) = progress
+                .write_all(text.as_bytes())
+                .and_then(|_| progress.flush())
+            {
+                failed = Some(e);
+            }
+        };
+        review::review(
+            &mut searcher,
+            settings.start,
+            &settings.moves,
+            &settings.limits,
+            control,
+            &mut on_progress,
+        )?
+    };
+    if style.ansi {
+        progress.write_all(b"\r\x1b[2K")?;
+        progress.flush()?;
+    }
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(review)
+}
+
+/// Prints a review: its table, the summary and what the marks mean, or
+/// its JSON.
+pub fn print_review<G: CliGame>(
+    review: &Review<G>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut text = String::new();
+    if json {
+        text = format!("{:#}\n", review::json(review));
+    } else {
+        for row in review::table(review) {
+            text.push_str(&row);
+            text.push('\n');
+        }
+        text.push('\n');
+        for line in review::summary_lines(review) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text.push_str(&review::legend(&review.thresholds));
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -115,7 +502,7 @@ mod tests {
             style: Style::PLAIN,
         };
         let mut out = Vec::new();
-        let report = run(&settings, &mut out).unwrap();
+        let report = run(&settings, &Control::new(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains('\x1b'));
         let best = text
@@ -146,11 +533,11 @@ mod tests {
             style,
         };
         let mut out = Vec::new();
-        run(&settings(Style { ansi: true }), &mut out).unwrap();
+        run(&settings(Style { ansi: true }), &Control::new(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[2K"), "{text:?}");
         let mut out = Vec::new();
-        run(&settings(Style::PLAIN), &mut out).unwrap();
+        run(&settings(Style::PLAIN), &Control::new(), &mut out).unwrap();
         assert!(!out.contains(&b'\x1b'));
     }
 
@@ -164,7 +551,7 @@ mod tests {
             options: Options::default(),
             style: Style::PLAIN,
         };
-        let err = run(&settings, &mut Vec::new()).unwrap_err();
+        let err = run(&settings, &Control::new(), &mut Vec::new()).unwrap_err();
         assert!(matches!(err, CliError::GameOver), "{err}");
         assert!(err.to_string().contains("game is over"));
     }

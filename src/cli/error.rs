@@ -45,6 +45,38 @@ pub enum CliError {
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
+    /// A game to review has a move that cannot be played.
+    #[error(transparent)]
+    Review(#[from] crate::review::ReviewError),
+    /// The `--pgn` file cannot be read.
+    #[error("cannot read {}: {source}", .file.display())]
+    ReadPgn {
+        /// The file.
+        file: std::path::PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The `--pgn` file is not PGN, or its game breaks the rules.
+    #[error(transparent)]
+    Pgn(#[from] crate::pgn::PgnError),
+    /// `--game-number` is past the file's games.
+    #[error("{} has {games} game(s); there is no game {number}", .file.display())]
+    NoSuchGame {
+        /// The file.
+        file: std::path::PathBuf,
+        /// The game asked for, from 1.
+        number: usize,
+        /// The games in the file.
+        games: usize,
+    },
+    /// The `--pgnout` file cannot be written.
+    #[error("cannot write {}: {source}", .file.display())]
+    WritePgn {
+        /// The file.
+        file: std::path::PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// The search returned no move in a game that is not over.
     #[error("the engine found no move")]
     NoMove,
@@ -55,6 +87,14 @@ pub enum CliError {
         index: usize,
         /// What is wrong with it.
         source: FenError,
+    },
+    /// The `--pgnout` file cannot be opened or written.
+    #[error("cannot write to {path}: {source}")]
+    PgnOut {
+        /// The file.
+        path: String,
+        /// Why.
+        source: io::Error,
     },
     /// Reading the input or writing the output failed.
     #[error(transparent)]

@@ -7,7 +7,7 @@ use crate::arena::{self, ArenaError, Job, MatchConfig, Tournament};
 use crate::game::GameKind;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
-/// record format and Ctrl-C.
+/// PGN record and Ctrl-C.
 const MATCH_HELP: &str = "\
 Engines:
   --engine takes one string of key=value words, split as a POSIX shell
@@ -27,7 +27,14 @@ Engines:
     tc=BASE+INC, nodes=N, movetime=MS
                          this engine's own limit, instead of --tc, --nodes or
                          --movetime (at most one; e.g. odds matches)
-  The engine's standard error is discarded.
+  The engine's standard error is discarded, unless --log DIR is given: then
+  it is appended to DIR/NAME.log, one file per engine name (an engine
+  restarted after a fault appends to the same file; / and \\ in a name
+  become _; the directory is created if missing). Only the engine's own
+  standard error goes there, not the protocol lines.
+  Each engine runs in a process group of its own; wherever the runner stops
+  an engine (a fault, the end of the match, Ctrl-C, SIGTERM) it kills the
+  whole group, so processes the engine started end with it.
 
 Tournaments:
   With more than two engines, --tournament gauntlet plays the first engine
@@ -45,7 +52,7 @@ Tournaments:
 Shards (a match spread over many machines):
   --shard K/N plays only the pairs whose index i (from 0, over all pairings
   in order) has i % N == K - 1, with the same openings, game numbers and
-  colours as the whole match; write each shard's games with --record, then
+  colours as the whole match; write each shard's games with --pgnout, then
   `ultimo match --merge SHARD1 SHARD2 ..` prints the summary of the whole
   match, as if one run had played every game. --sprt cannot be sharded.
 
@@ -69,6 +76,8 @@ movetime= in its --engine; an engine's own overrides the option):
                   took longer than its clock + --timemargin.
   An illegal or unreadable move, a timeout, or an engine that exits loses the
   game; the engine is restarted for the next game and the match goes on.
+  A line of output longer than 64 KiB (65536 bytes) counts as an unreadable
+  answer: the engine loses with `illegal` and is killed.
   Every time (--movetime, --tc, --timemargin, --move-timeout,
   --startup-timeout) is at most a day: 86400000 ms, or 86400 s in --tc.
 
@@ -79,18 +88,34 @@ Openings:
   fresh opening per pair. Without either, every game starts from the empty
   board (the game's start position).
 
-Record (--record FILE, read back by --replay FILE):
-  # ultimo match record 1
-  engines base new
-  game 1; pair 1; x base; o new; opening e5 e4; moves d1 c3 ...; result 1-0; end normal; reason x has three boards in a line
-  `engines` names the first engine (the statistics are its results) and the
-  second. Each game line: its number, pair, the engines playing x and o, the
-  opening (`startpos`, moves from the empty board, or a FEN), the moves from
-  it, the result (1-0 x won, 0-1, 1/2-1/2), how it ended (normal, illegal,
-  timeout, crash) and the reason in words. Lines starting with # are
-  comments. Games are written as they finish, so not in number order. A
-  record of a game other than uttt has a `variant GAME` line before the
-  games (e.g. `variant super15`); --replay reads the game from it.
+Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
+  Every game is appended to FILE in PGN as it finishes (the file is created
+  if missing and never truncated; games are not in number order):
+    [Event \"ultimo match 2025.01.31 14:05:09.250\"] [Site \"?\"]
+    [Date \"2025.01.31\"] [Round \"1\"]
+    [White \"base\"] [Black \"new\"] [Result \"1-0\"]
+    [Variant \"Ultimate Tic-Tac-Toe\"] [TimeControl \"nodes=200\"]
+    [Termination \"normal\"] [PlyCount \"31\"] [Pair \"1\"]
+    1. e5 {book} 1... e4 {book} 2. d1 {+0.12/5 0.010s} c3 {-0.20/5 0.011s} ...
+    16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
+  (each tag on a line of its own). White plays x (first), Black o; Event
+  names the match and its start (UTC), Round is the game's number and Pair
+  its pair. The opening's moves are marked {book}, or a set-up position is
+  the FEN tag (with SetUp \"1\"). Each engine move has the score (from the
+  mover's view, +M5/-M3 for mates) and depth of the engine's last info line
+  and the time the runner measured.
+  TimeControl is BASE+INC (seconds), movetime=MSms or nodes=N (when the two
+  players' limits differ: WhiteTimeControl and BlackTimeControl instead);
+  Termination is normal, illegal move, time forfeit or abandoned (an engine
+  exited or could not start), and the reason in words ends the last move's
+  comment.
+  --replay reads any number of games from one file (several matches too,
+  told apart by Event), checks every move with the rules, and prints the
+  summary. --merge reads the files of a match's shards as one match, whatever
+  their Events (a game number only once over all of them). The engines are
+  in the order they first play by Round (White then Black of game 1, then any
+  new one of the next game, ..), which is the --engine order of the match;
+  the game is the first game's Variant.
 
 Output:
   Progress goes to standard error: one line per game with its pairing's
@@ -102,7 +127,9 @@ Output:
 
 Ctrl-C:
   The first Ctrl-C stops starting games and lets the running ones finish; a
-  second aborts them (they are not counted). The summary is printed either way.";
+  second aborts them (they are not counted). SIGTERM and SIGHUP abort the
+  running games at once. The summary is printed either way, and the engines
+  are killed with what they started.";
 
 /// Play a match between two engines or a tournament of more, or summarize recorded ones.
 #[derive(clap::Args, Debug)]
@@ -155,28 +182,31 @@ pub struct MatchArgs {
         allow_negative_numbers = true
     )]
     pub sprt: Option<Vec<f64>>,
-    /// Write every game to FILE, one line each (the file is overwritten)
+    /// Append every game to FILE in PGN (created if missing, never truncated)
     #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    pub pgnout: Option<PathBuf>,
+    /// Append each engine's standard error to DIR/NAME.log (default: discarded)
+    #[arg(long, value_name = "DIR")]
+    pub log: Option<PathBuf>,
     /// The game to play (engines get `setoption name Game value GAME` unless uttt)
-    #[arg(long, value_enum, default_value_t, conflicts_with = "replay")]
+    #[arg(long, value_enum, default_value_t, conflicts_with_all = ["replay", "merge"])]
     pub game: GameKind,
-    /// Play nothing: re-read a record FILE, check every game with the rules, print its summary
+    /// Play nothing: re-read a PGN FILE of matches, check every game with the rules, print the summary
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "merge", "shard", "tournament"]
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "pgnout", "log", "merge", "shard", "tournament"]
     )]
     pub replay: Option<PathBuf>,
     /// Play only the K-th of N shares of the pairs (for a cluster); merge the records with --merge
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Play nothing: print the summary of the whole match from the records of its shards
+    /// Play nothing: print the summary of a whole match from its shards' PGN files (--shard, --pgnout)
     #[arg(
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "record", "shard", "tournament"]
+        conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "pgnout", "log", "shard", "tournament"]
     )]
     pub merge: Vec<PathBuf>,
     /// Also write the summary (and the settings) as JSON to FILE
@@ -190,6 +220,7 @@ impl MatchArgs {
         if let Some(record) = self.replay {
             return Job::Replay {
                 records: vec![record],
+                merge: false,
                 sprt: self.sprt,
                 json: self.json,
             };
@@ -197,11 +228,12 @@ impl MatchArgs {
         if !self.merge.is_empty() {
             return Job::Replay {
                 records: self.merge,
+                merge: true,
                 sprt: self.sprt,
                 json: self.json,
             };
         }
-        Job::Match(MatchConfig {
+        Job::Match(Box::new(MatchConfig {
             engines: self.engines,
             games: self.games,
             openings: self.openings,
@@ -215,12 +247,13 @@ impl MatchArgs {
             startup_timeout: self.startup_timeout,
             concurrency: self.concurrency,
             sprt: self.sprt,
-            record: self.record,
+            record: self.pgnout,
+            log: self.log,
             game: self.game,
             tournament: self.tournament,
             shard: self.shard,
             json: self.json,
-        })
+        }))
     }
 }
 
@@ -247,7 +280,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_arenas() {
-        assert_eq!(job(&[]), Job::Match(MatchConfig::default()));
+        assert_eq!(job(&[]), Job::Match(Box::default()));
     }
 
     #[test]
@@ -278,8 +311,10 @@ mod tests {
             "2",
             "0.05",
             "0.1",
-            "--record",
-            "r.txt",
+            "--pgnout",
+            "r.pgn",
+            "--log",
+            "logs",
             "--tournament",
             "gauntlet",
             "--shard",
@@ -298,29 +333,32 @@ mod tests {
             startup_timeout: 9,
             concurrency: 2,
             sprt: Some(vec![-1.0, 2.0, 0.05, 0.1]),
-            record: Some("r.txt".into()),
+            record: Some("r.pgn".into()),
+            log: Some("logs".into()),
             tournament: Some(Tournament::Gauntlet),
             shard: Some("2/3".into()),
             json: Some("s.json".into()),
             ..MatchConfig::default()
         };
-        assert_eq!(got, Job::Match(expected));
+        assert_eq!(got, Job::Match(Box::new(expected)));
     }
 
     #[test]
     fn replay_reads_a_record() {
         assert_eq!(
-            job(&["--replay", "r.txt", "--sprt", "0", "5", "0.05", "0.05"]),
+            job(&["--replay", "r.pgn", "--sprt", "0", "5", "0.05", "0.05"]),
             Job::Replay {
-                records: vec!["r.txt".into()],
+                records: vec!["r.pgn".into()],
+                merge: false,
                 sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
                 json: None,
             }
         );
         assert_eq!(
-            job(&["--merge", "a.txt", "b.txt", "--json", "s.json"]),
+            job(&["--merge", "a.pgn", "b.pgn", "--json", "s.json"]),
             Job::Replay {
-                records: vec!["a.txt".into(), "b.txt".into()],
+                records: vec!["a.pgn".into(), "b.pgn".into()],
+                merge: true,
                 sprt: None,
                 json: Some("s.json".into()),
             }
@@ -336,9 +374,13 @@ mod tests {
         assert!(parse(&["--openings", "b", "--random-plies", "2"]));
         assert!(parse(&["--seed", "2"]));
         assert!(parse(&["--replay", "r", "--engine", "cmd=a"]));
+        assert!(parse(&["--replay", "r", "--pgnout", "p"]));
+        assert!(parse(&["--record", "r"]));
         assert!(parse(&["--sprt", "0", "5"]));
         assert!(parse(&["--merge", "a", "--engine", "cmd=a"]));
         assert!(parse(&["--merge", "a", "--shard", "1/2"]));
+        assert!(parse(&["--merge", "a", "--pgnout", "p"]));
+        assert!(parse(&["--merge", "a", "--game", "super15"]));
         assert!(parse(&["--tournament", "swiss"]));
     }
 }

@@ -12,7 +12,9 @@ pub use error::{CliError, ValueError};
 
 use crate::game::{GameKind, Player};
 use crate::quote::shorten;
+use std::fs::OpenOptions;
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -40,33 +42,21 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Analyse a position: the best moves with their chances and lines
+    /// Analyse a position, or review a whole game
     ///
     /// Prints the board, then a table of the best moves with visits,
     /// win/draw/loss chances, score, proven results and principal
-    /// variations. On a terminal the table updates while the engine thinks.
-    Analyze {
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        #[command(flatten)]
-        position: PositionArgs,
-        /// Thinking time in seconds (default 3 when --nodes is not given)
-        #[arg(long, value_parser = seconds)]
-        time: Option<Duration>,
-        /// Iterations to search
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        nodes: Option<u64>,
-        /// Moves shown in the table
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
-        multipv: u16,
-        #[command(flatten)]
-        search: SearchArgs,
-    },
+    /// variations. On a terminal the table updates while the engine thinks;
+    /// --infinite searches until Ctrl-C. With --review, every position of
+    /// the game is searched and every move judged: a table of the moves
+    /// with their scores before and after and marks for inaccuracies,
+    /// mistakes and blunders, then a summary per side.
+    Analyze(analyze::AnalyzeArgs),
     /// Play a game against the engine in the terminal
     ///
     /// Type moves like e5; also undo, hint, board, help and quit. Works
-    /// through a pipe too (one command per line, no colours).
+    /// through a pipe too (one command per line, no colours). The moves are
+    /// printed at the end; --pgnout saves the game.
     Play {
         /// The game
         #[arg(long, value_enum, default_value_t)]
@@ -82,15 +72,19 @@ enum Command {
         /// hints search as many)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
+        /// Append the game to FILE in PGN (created if missing, never truncated)
+        #[arg(long, value_name = "FILE")]
+        pgnout: Option<PathBuf>,
         #[command(flatten)]
         position: PositionArgs,
         #[command(flatten)]
         search: SearchArgs,
     },
-    /// Play a match between two engines, or summarize a recorded one
+    /// Play a match between two engines or a tournament of more, or summarize recorded ones
     ///
     /// Referees every move with Ultimo's rules and reports the first
-    /// engine's score, Elo, LOS and an optional SPRT.
+    /// engine's score, Elo, LOS and an optional SPRT, or with more engines
+    /// each pairing's score and a rating table.
     Match(Box<match_cmd::MatchArgs>),
     /// Play and analyse in the browser: a board, engines, analysis lines
     ///
@@ -231,39 +225,25 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
         None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
-        Some(Command::Analyze {
-            game,
-            position,
-            time,
-            nodes,
-            multipv,
-            search,
-        }) => {
-            let limits = limits(time, nodes, analyze::DEFAULT_TIME);
-            let options = Options {
-                move_overhead: Duration::ZERO,
-                ..search.options()
-            };
-            match game {
-                GameKind::Uttt => analyze::<Position>(&position, limits, multipv, options),
-                GameKind::Super15 => {
-                    analyze::<crate::super15::Position>(&position, limits, multipv, options)
-                }
-            }
-        }
+        Some(Command::Analyze(args)) => analyze::main(&args),
         Some(Command::Play {
             game,
             side,
             time,
             nodes,
+            pgnout,
             position,
             search,
-        }) => match game {
-            GameKind::Uttt => play::<Position>(side, time, nodes, &position, &search),
-            GameKind::Super15 => {
-                play::<crate::super15::Position>(side, time, nodes, &position, &search)
+        }) => {
+            let engine = (time, nodes);
+            let pgnout = pgnout.as_deref();
+            match game {
+                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, &search),
+                GameKind::Super15 => {
+                    play::<crate::super15::Position>(side, engine, pgnout, &position, &search)
+                }
             }
-        },
+        }
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench { threads, game }) => {
@@ -317,33 +297,32 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `ultimo analyze` for one game.
-fn analyze<G: CliGame>(
-    position: &PositionArgs,
-    limits: Limits,
-    multipv: u16,
-    options: Options,
-) -> Result<(), CliError> {
-    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
-    let settings = analyze::Settings {
-        pos,
-        limits,
-        multipv: multipv as usize,
-        options,
-        style: Style::for_terminal(io::stdout().is_terminal()),
-    };
-    analyze::run(&settings, &mut io::stdout()).map(|_| ())
-}
-
-/// `ultimo play` for one game.
+/// `ultimo play` for one game: the engine's time and nodes per move, and
+/// the file the game is appended to.
 fn play<G: play::PlayGame>(
     side: Player,
-    time: Option<Duration>,
-    nodes: Option<u64>,
+    (time, nodes): (Option<Duration>, Option<u64>),
+    pgnout: Option<&Path>,
     position: &PositionArgs,
     search: &SearchArgs,
 ) -> Result<(), CliError> {
     let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+    let file_error = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| CliError::PgnOut { path, source }
+    };
+    // Opened first, so that a bad path is refused before the game.
+    let mut file = match pgnout {
+        Some(path) => Some((
+            path,
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(file_error(path))?,
+        )),
+        None => None,
+    };
     let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
     let settings = play::Settings {
         human: side,
@@ -358,7 +337,13 @@ fn play<G: play::PlayGame>(
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };
-    play::run(&settings, &mut io::stdin().lock(), &mut io::stdout()).map(|_| ())
+    let game = play::run(&settings, &mut io::stdin().lock(), &mut io::stdout())?;
+    if let Some((path, file)) = file.as_mut() {
+        writeln!(file, "{game}")
+            .and_then(|_| file.flush())
+            .map_err(file_error(path))?;
+    }
+    Ok(())
 }
 
 /// `ultimo perft` for one game.

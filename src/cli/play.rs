@@ -6,8 +6,10 @@ use std::io::{BufRead, Write};
 
 use super::{CliError, CliGame};
 use crate::display::Style;
+use crate::game::Verdict;
+use crate::pgn::{Annotation, MoveNote, PgnGame, PgnResult, Score};
 use crate::rules::{Position, board_name};
-use crate::search::{Control, Limits, Options, Searcher};
+use crate::search::{Control, Limits, Options, Report, Searcher};
 use crate::super15;
 
 /// What `ultimo play` says that depends on the game.
@@ -82,17 +84,81 @@ to top). Other commands: undo (take back your last move), hint (the engine sugge
 board (show the board again), help, quit. On the board, * marks the cells you may play and \
 the last move is in capitals.";
 
-/// Plays one game, reading commands from `input`. Returns the final status
-/// (ongoing when the person quit or the input ended).
+/// The note on an engine move: the search's score (from the mover's view,
+/// as the protocol's `info` gives it), depth and time.
+fn note<M>(report: &Report<M>) -> MoveNote {
+    let score = report.lines.first().map(|line| match line.proven {
+        Some(p) => match p.verdict {
+            Verdict::Win => Score::Mate(p.moves() as i32),
+            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
+            Verdict::Draw => Score::Cp(0),
+        },
+        None => Score::Cp(crate::display::score::centipawns(line.q)),
+    });
+    MoveNote {
+        score,
+        depth: Some(report.depth),
+        time_ms: Some(u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX)),
+    }
+}
+
+/// The game in PGN: `x` and `o` are `Human` and `Ultimo`, the engine's
+/// moves have their notes, the result is `*` unless the game is over.
+fn game_pgn<G: PlayGame>(
+    settings: &Settings<G>,
+    played: &[(G::Move, Annotation)],
+    end: &G,
+) -> PgnGame {
+    let mut game = PgnGame::with_roster();
+    game.set_tag("Event", "ultimo play");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    game.set_tag("Date", crate::pgn::date_from_unix(now));
+    game.set_tag("Round", "-");
+    let name = |side| match side == settings.human {
+        true => "Human",
+        false => "Ultimo",
+    };
+    game.set_tag("White", name(Player::X));
+    game.set_tag("Black", name(Player::O));
+    game.set_result(PgnResult::from_outcome(end.outcome()));
+    let moves: Vec<G::Move> = played.iter().map(|(m, _)| *m).collect();
+    let annotations: Vec<Annotation> = played.iter().map(|(_, a)| a.clone()).collect();
+    game.set_moves(&settings.start, &moves, &annotations);
+    game.set_tag("TimeControl", "-");
+    let termination = match end.is_over() {
+        true => "normal",
+        false => "unterminated",
+    };
+    game.set_tag("Termination", termination);
+    game.set_tag("PlyCount", moves.len().to_string());
+    game
+}
+
+/// Writes the moves of `game` (its movetext without comments).
+fn write_moves(out: &mut impl Write, game: &PgnGame) -> Result<(), CliError> {
+    let mut plain = game.clone();
+    plain.comment = None;
+    for mv in &mut plain.moves {
+        mv.comment = None;
+    }
+    write!(out, "Moves: {}", plain.movetext()).map_err(CliError::from)
+}
+
+/// Plays one game, reading commands from `input`, and returns it in PGN
+/// (result `*` when the person quit or the input ended). The moves are
+/// written at the end.
 pub fn run<G: PlayGame>(
     settings: &Settings<G>,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<Option<Outcome>, CliError> {
+) -> Result<PgnGame, CliError> {
     let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
     let control = Control::new();
-    // Positions before each move, for undo.
+    // Positions before each move, for undo, and the moves with their notes.
     let mut history: Vec<G> = Vec::new();
+    let mut played: Vec<(G::Move, Annotation)> = Vec::new();
     let mut pos = settings.start;
     writeln!(
         out,
@@ -120,11 +186,15 @@ pub fn run<G: PlayGame>(
                     "Ultimo wins"
                 };
                 writeln!(out, "Game over: {}. {who}.", G::win_reason(p))?;
-                return Ok(pos.outcome());
+                let game = game_pgn(settings, &played, &pos);
+                write_moves(out, &game)?;
+                return Ok(game);
             }
             Some(Outcome::Draw) => {
                 writeln!(out, "Game over: {}. A draw.", G::DRAW_REASON)?;
-                return Ok(pos.outcome());
+                let game = game_pgn(settings, &played, &pos);
+                write_moves(out, &game)?;
+                return Ok(game);
             }
             None => {}
         }
@@ -135,6 +205,7 @@ pub fn run<G: PlayGame>(
             };
             let line = &report.lines[0];
             history.push(pos);
+            played.push((m, Annotation::note(note(&report))));
             pos.play(m);
             writeln!(
                 out,
@@ -153,14 +224,18 @@ pub fn run<G: PlayGame>(
         let n = input.read_until(b'\n', &mut buf)?;
         if n == 0 {
             writeln!(out, "\nInput ended; the game is left unfinished.")?;
-            return Ok(pos.outcome());
+            let game = game_pgn(settings, &played, &pos);
+            write_moves(out, &game)?;
+            return Ok(game);
         }
         let text = String::from_utf8_lossy(&buf).trim().to_lowercase();
         match text.as_str() {
             "" => {}
             "quit" | "exit" => {
+                let game = game_pgn(settings, &played, &pos);
+                write_moves(out, &game)?;
                 writeln!(out, "Bye.")?;
-                return Ok(pos.outcome());
+                return Ok(game);
             }
             "help" | "?" => writeln!(out, "{}", G::HELP)?,
             "board" | "d" => show(out, &pos)?,
@@ -168,6 +243,7 @@ pub fn run<G: PlayGame>(
                 // Back to the position before the person's last move.
                 let mut undone = false;
                 while let Some(prev) = history.pop() {
+                    played.pop();
                     pos = prev;
                     if pos.side_to_move() == settings.human {
                         undone = true;
@@ -179,6 +255,7 @@ pub fn run<G: PlayGame>(
                 } else {
                     pos = settings.start;
                     history.clear();
+                    played.clear();
                     writeln!(out, "Nothing to take back.")?;
                 }
                 show(out, &pos)?;
@@ -200,6 +277,7 @@ pub fn run<G: PlayGame>(
                 Ok(m) => match pos.check(m) {
                     Ok(()) => {
                         history.push(pos);
+                        played.push((m, Annotation::default()));
                         pos.play(m);
                         writeln!(out, "You play {m}")?;
                         if pos.is_over() {
@@ -247,8 +325,8 @@ mod tests {
         let long = "z".repeat(500);
         let mut out = Vec::new();
         let input = format!("{long}\nquit\n");
-        let status = run(&settings(), &mut input.as_bytes(), &mut out).unwrap();
-        assert_eq!(status, None);
+        let game = run(&settings(), &mut input.as_bytes(), &mut out).unwrap();
+        assert_eq!(game.result, PgnResult::Unknown);
         let text = String::from_utf8(out).unwrap();
         let line = text
             .lines()
@@ -259,6 +337,33 @@ mod tests {
             "{line}"
         );
         assert!(!text.contains(&long));
+    }
+
+    #[test]
+    fn the_game_is_returned_in_pgn_and_its_moves_written() {
+        let mut out = Vec::new();
+        let input = "e5\nundo\ne5\nquit\n";
+        let game = run(&settings(), &mut input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(game.result, PgnResult::Unknown);
+        assert_eq!(game.tag("White"), Some("Human"));
+        assert_eq!(game.tag("Black"), Some("Ultimo"));
+        assert_eq!(game.tag("Termination"), Some("unterminated"));
+        assert_eq!(game.tag("PlyCount"), Some("2"));
+        assert_eq!(game.moves.len(), 2);
+        assert_eq!(game.moves[0].text, "e5");
+        assert_eq!(game.moves[0].comment, None);
+        // The engine's move has its note: score, depth and time.
+        let reply = game.moves[1].clone();
+        let note = Annotation::parse(reply.comment.as_deref().unwrap()).note;
+        assert!(note.score.is_some() && note.time_ms.is_some(), "{reply:?}");
+        assert!(
+            text.ends_with(&format!("Moves: 1. e5 {} *\nBye.\n", reply.text)),
+            "{text}"
+        );
+        // It reads back, and replays with the rules.
+        let back = crate::pgn::read(&game.to_string(), "play.pgn").unwrap();
+        crate::pgn::Replayed::<Position>::new(&back[0], "play.pgn").unwrap();
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! job at a time: find a move, analyse a position until told to stop, or
 //! analyse every position of a game.
 //!
+//! Every job is of either game (see [`super::game`]): the worker keeps a
+//! searcher for the game it was last asked about, and tells an engine
+//! process `setoption name Game value ...` when the game changes.
+//!
 //! Ultimo itself runs in-process (a [`Searcher`] on the worker's thread):
 //! its reports carry every root move's visits (the heat map) and proven
 //! results directly, and short searches that keep their tree give the first
@@ -20,11 +24,13 @@ use std::time::{Duration, Instant};
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, proven_text};
-use crate::game::{Outcome, Player};
-use crate::rules::{Move, Position};
+use crate::game::{GameKind, Outcome, Player};
+use crate::protocol::GAME_OPTION;
 use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
+use crate::{rules, super15};
 
-use super::session::{AnalysisView, LineView, MoveLimit, grid};
+use super::game::{AnyLine, GameName, GuiGame, Line};
+use super::session::{AnalysisView, LineView, MoveLimit};
 
 /// An engine the page can use.
 #[derive(Clone, Debug)]
@@ -63,10 +69,8 @@ pub struct Job {
     /// Its number; a job is cancelled when the worker's wanted number
     /// changes.
     pub id: u64,
-    /// The start position.
-    pub start: Position,
-    /// The moves played from it.
-    pub moves: Vec<Move>,
+    /// The game, of either kind.
+    pub line: AnyLine,
     /// What to do.
     pub task: Task,
 }
@@ -76,8 +80,8 @@ pub struct Job {
 pub enum Update {
     /// The current analysis.
     Info(AnalysisView),
-    /// The move found, and how long it took.
-    Best(Move, Duration),
+    /// The move found (as the game writes it), and how long it took.
+    Best(String, Duration),
     /// Whole-game analysis: x's expected score at this ply.
     ScanPoint(usize, f64),
     /// The engine failed (crashed, hung, illegal or unreadable move); the
@@ -151,10 +155,19 @@ impl Drop for Worker {
     }
 }
 
+/// Ultimo's searcher for the game it plays now (one at a time: the
+/// other's tree is freed).
+#[derive(Default)]
+struct Ultimo {
+    uttt: Option<Box<Searcher<rules::Position>>>,
+    super15: Option<Box<Searcher<super15::Position>>>,
+}
+
 /// An engine, once started.
 enum Backend {
-    Ultimo(Box<Searcher<Position>>),
-    External(Engine),
+    Ultimo(Ultimo),
+    /// A process, and the game it was told to play.
+    External(Engine, GameName),
 }
 
 /// The worker's loop: jobs until the channel closes or the engine fails.
@@ -184,12 +197,19 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
             sink: &sink,
             name: &name,
         };
-        let result = match b {
-            Backend::Ultimo(searcher) => {
-                ultimo_job(searcher, &job, &ctx);
-                Ok(())
+        let result = match (b, &job.line) {
+            (Backend::Ultimo(u), AnyLine::Uttt(line)) => {
+                u.super15 = None;
+                searcher(&mut u.uttt).map(|s| ultimo_job(s, line, &job.task, &ctx))
             }
-            Backend::External(engine) => external_job(engine, &job, &ctx),
+            (Backend::Ultimo(u), AnyLine::Super15(line)) => {
+                u.uttt = None;
+                searcher(&mut u.super15).map(|s| ultimo_job(s, line, &job.task, &ctx))
+            }
+            (Backend::External(engine, game), line) => switch_game(engine, game, line.game())
+                .and_then(
+                    |()| super::game::each!(line, l => external_job(engine, l, &job.task, &ctx)),
+                ),
         };
         if let Err(why) = result {
             sink(job.id, Update::Failed(why.to_string()));
@@ -201,25 +221,66 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
 fn start(kind: &Kind) -> Result<Backend, Failure> {
     let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
     match kind {
-        Kind::Ultimo => {
-            let options = Options {
-                hash_mb: 64,
-                move_overhead: Duration::from_millis(5),
-                ..Options::default()
-            };
-            Searcher::new(options, Position::startpos())
-                .map(|s| Backend::Ultimo(Box::new(s)))
-                .map_err(|e| fail(&e))
-        }
+        Kind::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
         Kind::External(spec) => {
             let never = AtomicBool::new(false);
             let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
             engine
                 .new_game(START_TIMEOUT, &never)
                 .map_err(|e| fail(&e))?;
-            Ok(Backend::External(engine))
+            // An engine starts in its default game, Ultimate Tic-Tac-Toe.
+            Ok(Backend::External(engine, GameName::Uttt))
         }
     }
+}
+
+/// Ultimo's searcher in `slot`, made when there is none.
+fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Searcher<G>, Failure> {
+    if slot.is_none() {
+        let options = Options {
+            hash_mb: 64,
+            move_overhead: Duration::from_millis(5),
+            ..Options::default()
+        };
+        let s = Searcher::new(options, G::startpos()).map_err(|e| Failure::Start(e.to_string()))?;
+        *slot = Some(Box::new(s));
+    }
+    slot.as_deref_mut()
+        .ok_or_else(|| Failure::Start("no searcher".into()))
+}
+
+/// Tells an engine process to play `wanted` when it plays another game:
+/// `setoption name Game value ...`, a new game, and `readyok`; an engine
+/// that answers `info string error` does not play that game.
+fn switch_game(
+    engine: &mut Engine,
+    current: &mut GameName,
+    wanted: GameName,
+) -> Result<(), Failure> {
+    if *current == wanted {
+        return Ok(());
+    }
+    let never = AtomicBool::new(false);
+    let kind = GameKind::from(wanted);
+    engine
+        .send(&format!("setoption name {GAME_OPTION} value {kind}"))
+        .map_err(process)?;
+    let mut error = None;
+    engine.send("isready").map_err(process)?;
+    engine
+        .wait_for(START_TIMEOUT, &never, |line| {
+            if let Some(e) = line.strip_prefix("info string error") {
+                error.get_or_insert_with(|| e.trim_start_matches(':').trim().to_string());
+            }
+            line == "readyok"
+        })
+        .map_err(process)?;
+    if let Some(e) = error {
+        return Err(Failure::Start(format!("cannot play {kind}: {e}")));
+    }
+    engine.new_game(START_TIMEOUT, &never).map_err(process)?;
+    *current = wanted;
+    Ok(())
 }
 
 /// What a job reports to.
@@ -240,12 +301,8 @@ impl Ctx<'_> {
     }
 }
 
-fn position(job: &Job) -> Position {
-    let mut pos = job.start;
-    for &m in &job.moves {
-        pos.play(m);
-    }
-    pos
+fn position<G: GuiGame>(line: &Line<G>) -> G {
+    line.position_at(line.moves.len())
 }
 
 /// x's expected score from the side to move's.
@@ -254,12 +311,12 @@ fn for_x(side: Player, q: f64) -> f64 {
 }
 
 /// Searches with `limits`, stopping early when the job is cancelled.
-fn search(
-    searcher: &mut Searcher<Position>,
-    pos: &Position,
+fn search<G: GuiGame>(
+    searcher: &mut Searcher<G>,
+    pos: &G,
     limits: &Limits,
     ctx: &Ctx,
-) -> Report<Move> {
+) -> Report<G::Move> {
     let control = Control::new();
     let done = AtomicBool::new(false);
     thread::scope(|s| {
@@ -279,9 +336,9 @@ fn search(
 }
 
 /// The page's view of an Ultimo report.
-fn view(
-    report: &Report<Move>,
-    pos: &Position,
+fn view<G: GuiGame>(
+    report: &Report<G::Move>,
+    pos: &G,
     name: &str,
     nodes: u64,
     since: Instant,
@@ -289,10 +346,11 @@ fn view(
 ) -> AnalysisView {
     let side = pos.side_to_move();
     let total: u64 = report.lines.iter().map(|l| l.visits).sum::<u64>().max(1);
-    let mut heat = vec![0; 81];
+    let mut visits = vec![0; G::HEAT_CELLS];
     for l in &report.lines {
-        heat[grid(l.mv) as usize] = (l.visits * 1000 / total) as u32;
+        visits[G::heat_cell(l.mv)] += l.visits;
     }
+    let heat = visits.iter().map(|v| (v * 1000 / total) as u32).collect();
     let lines = report
         .lines
         .iter()
@@ -317,9 +375,9 @@ fn view(
     }
 }
 
-fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
-    let pos = position(job);
-    match job.task {
+fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Task, ctx: &Ctx) {
+    let pos = position(line);
+    match *task {
         Task::Move { limit, clocks } => {
             let started = Instant::now();
             let limits = match limit {
@@ -345,7 +403,7 @@ fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
                 return;
             }
             match report.best_move() {
-                Some(mv) => ctx.send(Update::Best(mv, started.elapsed())),
+                Some(mv) => ctx.send(Update::Best(mv.to_string(), started.elapsed())),
                 None => ctx.send(Update::Failed("found no move".into())),
             }
         }
@@ -380,8 +438,8 @@ fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
             }
         }
         Task::Scan { nodes } => {
-            let mut pos = job.start;
-            for ply in 0..=job.moves.len() {
+            let mut pos = line.start;
+            for ply in 0..=line.moves.len() {
                 if ctx.cancelled() {
                     return;
                 }
@@ -400,7 +458,7 @@ fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
                     }
                 };
                 ctx.send(Update::ScanPoint(ply, q));
-                if let Some(&m) = job.moves.get(ply) {
+                if let Some(&m) = line.moves.get(ply) {
                     pos.play(m);
                 }
             }
@@ -410,15 +468,15 @@ fn ultimo_job(searcher: &mut Searcher<Position>, job: &Job, ctx: &Ctx) {
 }
 
 /// `position startpos|fen F moves ...`.
-fn position_command(job: &Job) -> String {
-    let mut text = if job.start == Position::startpos() {
+fn position_command<G: GuiGame>(line: &Line<G>) -> String {
+    let mut text = if line.start == G::startpos() {
         "position startpos".to_string()
     } else {
-        format!("position fen {}", job.start)
+        format!("position fen {}", line.start)
     };
-    if !job.moves.is_empty() {
+    if !line.moves.is_empty() {
         text.push_str(" moves");
-        for m in &job.moves {
+        for m in &line.moves {
             text.push_str(&format!(" {m}"));
         }
     }
@@ -426,7 +484,7 @@ fn position_command(job: &Job) -> String {
 }
 
 /// One `info` line with a `pv`: its rank (from 1), the line, and the nodes.
-pub fn parse_info(line: &str, side: Player) -> Option<(usize, LineView, u64)> {
+pub fn parse_info<G: GuiGame>(line: &str, side: Player) -> Option<(usize, LineView, u64)> {
     let mut words = line.split_whitespace();
     if words.next() != Some("info") {
         return None;
@@ -452,7 +510,7 @@ pub fn parse_info(line: &str, side: Player) -> Option<(usize, LineView, u64)> {
             }
             "pv" => {
                 for m in words.by_ref() {
-                    let mv: Move = m.parse().ok()?;
+                    let mv = G::parse_move(m).ok()?;
                     pv.push(mv.to_string());
                 }
             }
@@ -511,12 +569,17 @@ fn process(e: EngineError) -> Failure {
     Failure::Process(e.to_string())
 }
 
-fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure> {
+fn external_job<G: GuiGame>(
+    engine: &mut Engine,
+    line: &Line<G>,
+    task: &Task,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
     let never = AtomicBool::new(false);
-    let pos = position(job);
+    let pos = position(line);
     let side = pos.side_to_move();
     let io = process;
-    let (go, limit, multipv) = match &job.task {
+    let (go, limit, multipv) = match task {
         Task::Move { limit, clocks } => {
             let (go, allowed) = match *limit {
                 MoveLimit::Movetime { ms } => (
@@ -548,7 +611,7 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure
         }
         Task::Scan { .. } => return Ok(()), // whole-game analysis is Ultimo's
     };
-    engine.send(&position_command(job)).map_err(io)?;
+    engine.send(&position_command(line)).map_err(io)?;
     engine.send(&go).map_err(io)?;
     let started = Instant::now();
     let mut lines: Vec<Option<LineView>> = vec![None; multipv];
@@ -557,7 +620,7 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure
     let mut fresh = false;
     loop {
         let got = engine.wait_for(POLL, &never, |l| {
-            if let Some((rank, line, n)) = parse_info(l, side)
+            if let Some((rank, line, n)) = parse_info::<G>(l, side)
                 && rank <= lines.len()
             {
                 lines[rank - 1] = Some(line);
@@ -566,7 +629,7 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure
             }
             l.starts_with("bestmove")
         });
-        if fresh && matches!(job.task, Task::Analyse { .. }) {
+        if fresh && matches!(task, Task::Analyse { .. }) {
             let due = last_sent.elapsed() >= Duration::from_millis(150)
                 || lines.iter().all(Option::is_some);
             if due {
@@ -594,7 +657,10 @@ fn external_job(engine: &mut Engine, job: &Job, ctx: &Ctx) -> Result<(), Failure
                 }
                 let mv = referee(&mut pos.clone(), &line)
                     .map_err(|e| Failure::Illegal(e.to_string()))?;
-                ctx.send(Update::Best(mv, at.saturating_duration_since(started)));
+                ctx.send(Update::Best(
+                    mv.to_string(),
+                    at.saturating_duration_since(started),
+                ));
                 return Ok(());
             }
             Err(EngineError::Timeout(_)) => {
@@ -621,7 +687,7 @@ mod tests {
 
     #[test]
     fn reads_info_lines() {
-        let (rank, line, nodes) = parse_info(
+        let (rank, line, nodes) = parse_info::<rules::Position>(
             "info depth 6 seldepth 10 multipv 2 score cp 61 wdl 539 96 365 nodes 844410 nps 1 pv d2 c6 h7",
             Player::X,
         )
@@ -631,12 +697,17 @@ mod tests {
         assert_eq!(line.pv, ["d2", "c6", "h7"]);
         assert_eq!(line.wdl, Some([539, 96, 365]));
         assert_eq!(line.cp, 61);
-        let (_, line, _) = parse_info("info score mate -3 pv a1", Player::O).unwrap();
+        let (_, line, _) =
+            parse_info::<rules::Position>("info score mate -3 pv a1", Player::O).unwrap();
         assert_eq!(line.proven.as_deref(), Some("x wins (mate 3)"));
         assert_eq!(line.q, 0.0);
-        assert!(parse_info("info string hello pv e5", Player::X).is_none());
-        assert!(parse_info("info depth 3 nodes 5", Player::X).is_none());
-        assert!(parse_info("info score cp x pv e5", Player::X).is_none());
-        assert!(parse_info("info pv z9", Player::X).is_none());
+        assert!(parse_info::<rules::Position>("info string hello pv e5", Player::X).is_none());
+        assert!(parse_info::<rules::Position>("info depth 3 nodes 5", Player::X).is_none());
+        assert!(parse_info::<rules::Position>("info score cp x pv e5", Player::X).is_none());
+        assert!(parse_info::<rules::Position>("info pv z9", Player::X).is_none());
+        let (_, line, _) =
+            parse_info::<super15::Position>("info score cp 10 pv e2e3 e7e6", Player::X).unwrap();
+        assert_eq!(line.pv, ["e2e3", "e7e6"]);
+        assert!(parse_info::<super15::Position>("info score cp 10 pv e5", Player::X).is_none());
     }
 }

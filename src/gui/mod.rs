@@ -1,5 +1,6 @@
 //! `ultimo gui`: a board in the browser that plays, analyses and hosts
-//! UGI/UCI engines.
+//! UGI/UCI engines, for Ultimate Tic-Tac-Toe and Super 1 al 5 (the page
+//! chooses; see [`game`]).
 //!
 //! A small synchronous HTTP server (`tiny_http`) on loopback serves the
 //! page (HTML, CSS and JavaScript compiled into the binary), a stream of
@@ -15,6 +16,7 @@
 //! error reply and changes nothing.
 
 pub mod engines;
+pub mod game;
 pub mod session;
 
 use std::io::{Read, Write};
@@ -224,17 +226,10 @@ fn wanted(s: &Session, seat: usize) -> Wanted {
     if s.seats[seat].error.is_some() {
         return None;
     }
-    let moves_text = |n: usize| {
-        s.moves()[..n]
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let line = s.line();
     let job = |moves: usize, task| Job {
         id: 0,
-        start: s.start(),
-        moves: s.moves()[..moves].to_vec(),
+        line: line.prefix(moves),
         task,
     };
     let engine = s.seats[seat].engine;
@@ -244,13 +239,8 @@ fn wanted(s: &Session, seat: usize) -> Wanted {
             if s.engine_to_move() != Some(side) {
                 return None;
             }
-            let n = s.moves().len();
-            let key = format!(
-                "move {} {} {:?} {engine}",
-                s.start(),
-                moves_text(n),
-                s.limit
-            );
+            let n = line.len();
+            let key = format!("move {} {:?} {engine}", line.key(n), s.limit);
             let task = Task::Move {
                 limit: s.limit,
                 clocks: s.clocks,
@@ -258,19 +248,19 @@ fn wanted(s: &Session, seat: usize) -> Wanted {
             Some((key, engine, job(n, task)))
         }
         ANALYSIS => {
-            if !s.analysis || s.shown().is_over() {
+            if !s.analysis || s.shown_over() {
                 return None;
             }
             let n = s.cursor();
-            let key = format!("ana {} {} {} {engine}", s.start(), moves_text(n), s.multipv);
+            let key = format!("ana {} {} {engine}", line.key(n), s.multipv);
             Some((key, engine, job(n, Task::Analyse { multipv: s.multipv })))
         }
         _ => {
             if !s.scanning {
                 return None;
             }
-            let n = s.moves().len();
-            let key = format!("scan {} {}", s.start(), moves_text(n));
+            let n = line.len();
+            let key = format!("scan {}", line.key(n));
             Some((key, 0, job(n, Task::Scan { nodes: SCAN_NODES })))
         }
     }
@@ -365,14 +355,14 @@ fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
     let current = s.jobs[seat] == id;
     let name = s.engines[s.seats[seat].engine].clone();
     match update {
-        Update::Info(view) if current && view.fen == s.shown().to_string() => {
+        Update::Info(view) if current && view.fen == s.shown_fen() => {
             s.live = Some(view);
         }
         Update::Info(_) => return,
         Update::Best(mv, took) if current => {
             s.jobs[seat] = 0;
             s.seats[seat].busy = false;
-            if let Err(e) = s.play(mv, took) {
+            if let Err(e) = s.play(&mv, took) {
                 s.seats[seat].error = Some(format!("{name} played an illegal move: {e}"));
                 s.status = format!("{name} played an illegal move; the game is kept");
             }
@@ -546,9 +536,9 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
         Command::Restart { seat } => Err(GuiError::BadRequest(format!("there is no seat {seat}"))),
         command => {
             let took = s.turn_started.elapsed();
-            let before = s.moves().len();
+            let before = s.line().len();
             let r = s.apply(command, took);
-            if s.moves().len() != before {
+            if s.line().len() != before {
                 s.turn_started = Instant::now();
             }
             r

@@ -7,11 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Outcome, Player};
-use crate::notation::play_moves;
-use crate::rules::{Move, Position};
+use crate::game::{GameKind, Outcome, Player};
 
 use super::GuiError;
+use super::game::{AnyLine, BoardView, GameName};
 
 /// The engine seats: who plays x, who plays o, who analyses the position
 /// shown, and who analyses the whole game.
@@ -88,8 +87,10 @@ pub struct AnalysisView {
     pub ms: u64,
     /// Best lines first.
     pub lines: Vec<LineView>,
-    /// Share of the visits per cell in permille, by grid index (row * 9 +
-    /// col from the top-left); empty when the engine does not say.
+    /// Share of the visits per cell in permille: in Ultimate Tic-Tac-Toe
+    /// by grid index (row * 9 + col from the top-left), in Super 1 al 5 by
+    /// the cell where the moves stop (`10 * rank + file`); empty when the
+    /// engine does not say.
     pub heat: Vec<u32>,
 }
 
@@ -118,11 +119,17 @@ pub enum Command {
         /// Plies from the start, 0 to the number of moves.
         ply: usize,
     },
-    /// A new game from the empty board.
-    New {},
+    /// A new game from the start position: of `game`, or of the game
+    /// being played.
+    New {
+        /// The game.
+        #[serde(default)]
+        game: Option<GameName>,
+    },
     /// Take back: to the last position where a person is to move.
     Undo {},
-    /// Set up a position: a FEN (empty for the empty board) and moves.
+    /// Set up a position: a FEN (empty for the start position) and moves,
+    /// of `game` or of the game being played.
     Setup {
         /// A FEN, or empty.
         #[serde(default)]
@@ -130,6 +137,9 @@ pub enum Command {
         /// Moves separated by spaces or commas.
         #[serde(default)]
         moves: String,
+        /// The game.
+        #[serde(default)]
+        game: Option<GameName>,
     },
     /// Load a game from the text of a saved game.
     Load {
@@ -221,8 +231,7 @@ const MAX_TEXT: usize = 100_000;
 pub struct Session {
     /// The names of the engines; 0 is Ultimo.
     pub engines: Vec<String>,
-    start: Position,
-    moves: Vec<Move>,
+    line: AnyLine,
     cursor: usize,
     /// Who plays.
     pub mode: Mode,
@@ -262,19 +271,16 @@ pub struct Session {
 pub struct View<'a> {
     version: u64,
     engines: &'a [String],
+    /// "uttt" or "super15".
+    game: GameName,
     start_fen: String,
     moves: Vec<String>,
     cursor: usize,
     fen: String,
     side: PlayerName,
-    /// Marks by grid index (row * 9 + col from the top-left): "x", "o" or "".
-    cells: Vec<&'static str>,
-    /// Per small board (reading order): "x", "o", "draw" or "".
-    boards: Vec<&'static str>,
-    /// Legal moves by grid index.
-    legal: Vec<bool>,
-    /// Grid index of the last move.
-    last: Option<u8>,
+    /// The board, as the game draws it.
+    #[serde(flatten)]
+    board: BoardView,
     /// "x", "o" or "draw" when the game is over.
     outcome: Option<&'static str>,
     mode: Mode,
@@ -301,11 +307,6 @@ fn outcome_name(o: Outcome) -> &'static str {
     }
 }
 
-/// Grid index (row * 9 + col) of a move.
-pub fn grid(mv: Move) -> u8 {
-    mv.row() * 9 + mv.col()
-}
-
 /// Shortens echoed input to 40 characters.
 fn cut(text: &str) -> String {
     let mut chars = text.chars();
@@ -322,8 +323,7 @@ impl Session {
     pub fn new(engines: Vec<String>) -> Session {
         Session {
             engines,
-            start: Position::startpos(),
-            moves: Vec::new(),
+            line: AnyLine::new(GameName::Uttt),
             cursor: 0,
             mode: Mode::Hve,
             human: Player::X,
@@ -343,14 +343,14 @@ impl Session {
         }
     }
 
-    /// The position the game started from.
-    pub fn start(&self) -> Position {
-        self.start
+    /// The game: its start and all its moves.
+    pub fn line(&self) -> &AnyLine {
+        &self.line
     }
 
-    /// All moves of the game.
-    pub fn moves(&self) -> &[Move] {
-        &self.moves
+    /// All moves of the game, as text.
+    pub fn moves(&self) -> Vec<String> {
+        self.line.moves_text()
     }
 
     /// Plies shown.
@@ -358,31 +358,23 @@ impl Session {
         self.cursor
     }
 
-    /// The position after `ply` moves.
-    pub fn position_at(&self, ply: usize) -> Position {
-        let mut pos = self.start;
-        for &m in &self.moves[..ply.min(self.moves.len())] {
-            pos.play(m);
-        }
-        pos
+    /// The FEN of the position shown.
+    pub fn shown_fen(&self) -> String {
+        self.line.fen_at(self.cursor)
     }
 
-    /// The position shown.
-    pub fn shown(&self) -> Position {
-        self.position_at(self.cursor)
+    /// Whether the game is over in the position shown.
+    pub fn shown_over(&self) -> bool {
+        self.line.outcome_at(self.cursor).is_some()
     }
 
     /// The side an engine plays now, when it is an engine's turn at the end
     /// of the game and nothing holds it back; with the seat.
     pub fn engine_to_move(&self) -> Option<Player> {
-        if self.cursor != self.moves.len() {
+        if self.cursor != self.line.len() || self.shown_over() {
             return None;
         }
-        let pos = self.shown();
-        if pos.is_over() {
-            return None;
-        }
-        let side = pos.side_to_move();
+        let side = self.line.side_at(self.cursor);
         let engine_plays = match self.mode {
             Mode::Hve => side != self.human,
             Mode::Eve => !self.paused,
@@ -401,10 +393,9 @@ impl Session {
         self.changed();
     }
 
-    fn reset_game(&mut self, start: Position, moves: Vec<Move>) {
-        self.start = start;
-        self.cursor = moves.len();
-        self.moves = moves;
+    fn reset_game(&mut self, line: AnyLine) {
+        self.cursor = line.len();
+        self.line = line;
         self.live = None;
         self.scan.clear();
         self.scanning = false;
@@ -417,15 +408,11 @@ impl Session {
         }
     }
 
-    /// Plays `mv` in the position shown, dropping the moves after it. The
-    /// mover's clock is charged `took` (a clock game).
-    pub fn play(&mut self, mv: Move, took: Duration) -> Result<(), GuiError> {
-        let mut pos = self.shown();
-        let mover = pos.side_to_move();
-        pos.try_play(mv)
-            .map_err(|e| GuiError::Illegal(format!("{mv}: {e}")))?;
-        self.moves.truncate(self.cursor);
-        self.moves.push(mv);
+    /// Plays the move `mv` in the position shown, dropping the moves after
+    /// it. The mover's clock is charged `took` (a clock game).
+    pub fn play(&mut self, mv: &str, took: Duration) -> Result<(), GuiError> {
+        let played = self.line.play(self.cursor, mv)?;
+        let mover = played.mover;
         self.cursor += 1;
         self.scan.truncate(self.cursor);
         self.live = None;
@@ -433,7 +420,7 @@ impl Session {
             let left = &mut self.clocks[mover.index()];
             *left = left.saturating_sub(took.as_millis() as u64) + inc_ms;
         }
-        self.status = match pos.outcome() {
+        self.status = match played.outcome {
             Some(Outcome::Win(p)) => format!("{mv}: {p} wins"),
             Some(Outcome::Draw) => format!("{mv}: the game is drawn"),
             None => String::new(),
@@ -447,29 +434,27 @@ impl Session {
     pub fn apply(&mut self, command: Command, took: Duration) -> Result<(), GuiError> {
         match command {
             Command::Play { mv } => {
-                let mv: Move = mv
-                    .parse()
-                    .map_err(|_| GuiError::Illegal(format!("'{}' is not a cell", cut(&mv))))?;
-                if self.cursor == self.moves.len() {
-                    let side = self.shown().side_to_move();
+                self.line.check_word(&mv)?;
+                if self.cursor == self.line.len() {
+                    let side = self.line.side_at(self.cursor);
                     let engine_turn = match self.mode {
                         Mode::Hve => side != self.human,
                         Mode::Eve => true,
                         Mode::Hvh => false,
                     };
-                    if engine_turn && !self.shown().is_over() {
+                    if engine_turn && !self.shown_over() {
                         return Err(GuiError::Illegal(format!(
                             "it is the engine's turn ({side} to move)"
                         )));
                     }
                 }
-                self.play(mv, took)
+                self.play(&mv, took)
             }
             Command::Goto { ply } => {
-                if ply > self.moves.len() {
+                if ply > self.line.len() {
                     return Err(GuiError::BadRequest(format!(
                         "ply {ply} is past the end of the game ({} moves)",
-                        self.moves.len()
+                        self.line.len()
                     )));
                 }
                 self.cursor = ply;
@@ -478,9 +463,13 @@ impl Session {
                 self.changed();
                 Ok(())
             }
-            Command::New {} => {
-                self.reset_game(Position::startpos(), Vec::new());
-                self.say("new game");
+            Command::New { game } => {
+                let game = game.unwrap_or(self.line.game());
+                self.reset_game(AnyLine::new(game));
+                self.say(match game {
+                    GameName::Uttt => "new game",
+                    GameName::Super15 => "new game of Super 1 al 5",
+                });
                 Ok(())
             }
             Command::Undo {} => {
@@ -490,23 +479,24 @@ impl Session {
                 let mut ply = self.cursor - 1;
                 if self.mode == Mode::Hve {
                     // Back to a position where the person is to move.
-                    while ply > 0 && self.position_at(ply).side_to_move() != self.human {
+                    while ply > 0 && self.line.side_at(ply) != self.human {
                         ply -= 1;
                     }
-                    if self.position_at(ply).side_to_move() != self.human {
+                    if self.line.side_at(ply) != self.human {
                         ply = self.cursor - 1;
                     }
                 }
-                self.moves.truncate(ply);
+                self.line.truncate(ply);
                 self.cursor = ply;
                 self.scan.truncate(ply + 1);
                 self.live = None;
                 self.say("taken back");
                 Ok(())
             }
-            Command::Setup { fen, moves } => {
-                let (start, moves) = parse_game(&fen, &moves)?;
-                self.reset_game(start, moves);
+            Command::Setup { fen, moves, game } => {
+                let game = game.unwrap_or(self.line.game());
+                let line = parse_game(game, &fen, &moves)?;
+                self.reset_game(line);
                 self.say("position set up");
                 Ok(())
             }
@@ -514,8 +504,8 @@ impl Session {
                 if text.len() > MAX_TEXT {
                     return Err(GuiError::BadRequest("the game is too long".into()));
                 }
-                let (start, moves) = parse_record(&text)?;
-                self.reset_game(start, moves);
+                let line = parse_record(&text, self.line.game())?;
+                self.reset_game(line);
                 self.say("game loaded");
                 Ok(())
             }
@@ -599,7 +589,7 @@ impl Session {
                 Ok(())
             }
             Command::Scan {} => {
-                self.scan = vec![None; self.moves.len() + 1];
+                self.scan = vec![None; self.line.len() + 1];
                 self.scanning = true;
                 self.say("analysing the whole game");
                 Ok(())
@@ -610,52 +600,18 @@ impl Session {
 
     /// What the page draws.
     pub fn view(&self) -> View<'_> {
-        let pos = self.shown();
-        let mut cells = vec![""; 81];
-        for (i, cell) in cells.iter_mut().enumerate() {
-            let m = Move::from_grid((i % 9) as u8, (i / 9) as u8).expect("in range");
-            *cell = match pos.mark_at(m) {
-                Some(Player::X) => "x",
-                Some(Player::O) => "o",
-                None => "",
-            };
-        }
-        let (xw, ow, closed) = (
-            pos.won_boards(Player::X),
-            pos.won_boards(Player::O),
-            pos.closed_boards(),
-        );
-        let boards = (0..9)
-            .map(|b| {
-                let bit = 1u16 << b;
-                if xw & bit != 0 {
-                    "x"
-                } else if ow & bit != 0 {
-                    "o"
-                } else if closed & bit != 0 {
-                    "draw"
-                } else {
-                    ""
-                }
-            })
-            .collect();
-        let mut legal = vec![false; 81];
-        for &m in pos.legal_moves().iter() {
-            legal[grid(m) as usize] = true;
-        }
+        let n = self.cursor;
         View {
             version: self.version,
             engines: &self.engines,
-            start_fen: self.start.to_string(),
-            moves: self.moves.iter().map(|m| m.to_string()).collect(),
-            cursor: self.cursor,
-            fen: pos.to_string(),
-            side: pos.side_to_move().into(),
-            cells,
-            boards,
-            legal,
-            last: pos.last_move().map(grid),
-            outcome: pos.outcome().map(outcome_name),
+            game: self.line.game(),
+            start_fen: self.line.start_fen(),
+            moves: self.line.moves_text(),
+            cursor: n,
+            fen: self.line.fen_at(n),
+            side: self.line.side_at(n).into(),
+            board: self.line.board_at(n),
+            outcome: self.line.outcome_at(n).map(outcome_name),
             mode: self.mode,
             human: self.human.into(),
             limit: self.limit,
@@ -672,20 +628,20 @@ impl Session {
         }
     }
 
-    /// The game in the saved-game format: `opening` (startpos or a FEN)
-    /// and `moves`, as in a match record's game line; a result when over.
+    /// The game in the saved-game format: a `variant` line for a game
+    /// other than Ultimate Tic-Tac-Toe, `opening` (startpos or a FEN) and
+    /// `moves`, as in a match record's game line; a result when over.
     pub fn record(&self) -> String {
-        let opening = if self.start == Position::startpos() {
-            "startpos".to_string()
-        } else {
-            self.start.to_string()
+        let variant = match self.line.game() {
+            GameName::Uttt => String::new(),
+            game => format!("variant {}\n", GameKind::from(game)),
         };
-        let moves: Vec<String> = self.moves.iter().map(|m| m.to_string()).collect();
         let mut text = format!(
-            "# ultimo game\nopening {opening}\nmoves {}\n",
-            moves.join(" ")
+            "# ultimo game\n{variant}opening {}\nmoves {}\n",
+            self.line.opening(),
+            self.line.moves_text().join(" ")
         );
-        if let Some(o) = self.position_at(self.moves.len()).outcome() {
+        if let Some(o) = self.line.outcome_at(self.line.len()) {
             text.push_str(&format!(
                 "result {}\n",
                 crate::arena::record::result_text(o)
@@ -695,37 +651,24 @@ impl Session {
     }
 }
 
-/// A start position and moves from a FEN (empty: the empty board) and a
-/// move list.
-pub fn parse_game(fen: &str, moves: &str) -> Result<(Position, Vec<Move>), GuiError> {
+/// A game of `game` from a FEN (empty: the start position) and a move
+/// list.
+pub fn parse_game(game: GameName, fen: &str, moves: &str) -> Result<AnyLine, GuiError> {
     if fen.len() > MAX_TEXT || moves.len() > MAX_TEXT {
         return Err(GuiError::BadRequest("the text is too long".into()));
     }
-    let fen = fen.trim();
-    let start = if fen.is_empty() || fen == "startpos" {
-        Position::startpos()
-    } else {
-        fen.parse()
-            .map_err(|e| GuiError::BadRequest(format!("bad FEN '{}': {e}", cut(fen))))?
-    };
-    let words: Vec<&str> = moves
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .collect();
-    play_moves(&start, words.iter().copied()).map_err(|e| GuiError::BadRequest(e.to_string()))?;
-    let moves = words
-        .iter()
-        .map(|w| w.parse::<Move>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| GuiError::BadRequest(e.to_string()))?;
-    Ok((start, moves))
+    AnyLine::parse(game, fen, moves)
 }
 
-/// A saved game: `opening` and `moves` lines (`#` comments, other keys
-/// ignored), or a bare FEN, or a bare move list.
-pub fn parse_record(text: &str) -> Result<(Position, Vec<Move>), GuiError> {
+/// A saved game: `variant`, `opening` and `moves` lines (`#` comments,
+/// other keys ignored), or a bare FEN, or a bare move list. The `variant`
+/// line names the game; without one, a saved game (with `opening` or
+/// `moves`) is Ultimate Tic-Tac-Toe, as in match records, and a bare FEN or
+/// move list is of `current`, the game being played.
+pub fn parse_record(text: &str, current: GameName) -> Result<AnyLine, GuiError> {
     let mut opening = None;
     let mut moves = None;
+    let mut variant = None;
     let mut bare = Vec::new();
     for line in text.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') {
@@ -734,25 +677,37 @@ pub fn parse_record(text: &str) -> Result<(Position, Vec<Move>), GuiError> {
         match line.split_once(char::is_whitespace) {
             Some(("opening", rest)) => opening = Some(rest.trim().to_string()),
             Some(("moves", rest)) => moves = Some(rest.trim().to_string()),
+            Some(("variant", rest)) => {
+                let name = rest.trim();
+                let game = GameKind::from_name(name).ok_or_else(|| {
+                    GuiError::BadRequest(format!(
+                        "unknown variant '{}' (uttt or super15)",
+                        cut(name)
+                    ))
+                })?;
+                variant = Some(GameName::from(game));
+            }
             None if line == "moves" => moves = Some(String::new()),
             Some(("result" | "x" | "o" | "game" | "end" | "reason", _)) => {}
             _ => bare.push(line),
         }
     }
     if opening.is_none() && moves.is_none() {
+        let game = variant.unwrap_or(current);
         return match bare.as_slice() {
             [] => Err(GuiError::BadRequest("the game is empty".into())),
-            [one] if one.contains('/') => parse_game(one, ""),
-            lines => parse_game("", &lines.join(" ")),
+            [one] if one.contains('/') => parse_game(game, one, ""),
+            lines => parse_game(game, "", &lines.join(" ")),
         };
     }
+    let game = variant.unwrap_or(GameName::Uttt);
     let opening = opening.unwrap_or_default();
-    // An opening may itself be a move list from the empty board.
+    // An opening may itself be a move list from the start position.
     if !opening.contains('/') && opening != "startpos" && !opening.is_empty() {
         let all = format!("{opening} {}", moves.unwrap_or_default());
-        return parse_game("", &all);
+        return parse_game(game, "", &all);
     }
-    parse_game(&opening, &moves.unwrap_or_default())
+    parse_game(game, &opening, &moves.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -792,7 +747,7 @@ mod tests {
         assert_eq!(s.moves().len(), 2);
         s.apply(cmd(r#"{"cmd":"goto","ply":1}"#), Duration::ZERO)
             .unwrap();
-        assert_eq!(s.shown().ply(), 1);
+        assert_eq!(s.cursor(), 1);
         assert!(
             s.apply(cmd(r#"{"cmd":"goto","ply":3}"#), Duration::ZERO)
                 .is_err()
@@ -815,7 +770,7 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("engine's turn"), "{err}");
         // Take back returns to the person's turn.
-        s.play("e4".parse().unwrap(), Duration::ZERO).unwrap();
+        s.play("e4", Duration::ZERO).unwrap();
         s.apply(Command::Undo {}, Duration::ZERO).unwrap();
         assert_eq!(s.moves().len(), 0);
     }
@@ -835,13 +790,13 @@ mod tests {
         t.apply(Command::Load { text: record }, Duration::ZERO)
             .unwrap();
         assert_eq!(t.moves(), s.moves());
-        let (start, moves) = parse_record("e5 e4\n").unwrap();
-        assert_eq!((start, moves.len()), (Position::startpos(), 2));
-        let (_, moves) = parse_record("opening e5 e4\nmoves d2\n").unwrap();
-        assert_eq!(moves.len(), 3);
-        let fen = s.shown().to_string();
-        let (start, moves) = parse_record(&fen).unwrap();
-        assert_eq!((start, moves.len()), (s.shown(), 0));
+        let line = parse_record("e5 e4\n", GameName::Uttt).unwrap();
+        assert_eq!(line, parse_game(GameName::Uttt, "", "e5 e4").unwrap());
+        let line = parse_record("opening e5 e4\nmoves d2\n", GameName::Super15).unwrap();
+        assert_eq!(line.moves_text(), ["e5", "e4", "d2"]);
+        let fen = s.shown_fen();
+        let line = parse_record(&fen, GameName::Uttt).unwrap();
+        assert_eq!((line.start_fen(), line.len()), (fen, 0));
         let err = s
             .apply(
                 cmd(r#"{"cmd":"setup","fen":"","moves":"e5 a1"}"#),
@@ -853,7 +808,9 @@ mod tests {
             "move 2 (a1) is illegal: the move must be on the centre board"
         );
         assert_eq!(s.moves().len(), 3, "a refused setup changes nothing");
-        let err = parse_game(&"x".repeat(100), "").unwrap_err().to_string();
+        let err = parse_game(GameName::Uttt, &"x".repeat(100), "")
+            .unwrap_err()
+            .to_string();
         assert!(err.len() < 160 && err.contains("..."), "{err}");
     }
 
@@ -862,7 +819,7 @@ mod tests {
         let mut s = session();
         s.mode = Mode::Hvh;
         for m in ["e5", "e4"] {
-            s.play(m.parse().unwrap(), Duration::ZERO).unwrap();
+            s.play(m, Duration::ZERO).unwrap();
         }
         let v = serde_json::to_value(s.view()).unwrap();
         assert_eq!(v["cells"][4 * 9 + 4], "x");
@@ -887,8 +844,68 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.clocks, [60000, 60000]);
-        s.play("e5".parse().unwrap(), Duration::from_secs(5))
-            .unwrap();
+        s.play("e5", Duration::from_secs(5)).unwrap();
         assert_eq!(s.clocks, [56000, 60000]);
+    }
+
+    #[test]
+    fn plays_super15() {
+        let mut s = session();
+        s.apply(
+            cmd(r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#),
+            Duration::ZERO,
+        )
+        .unwrap();
+        s.apply(cmd(r#"{"cmd":"new","game":"super15"}"#), Duration::ZERO)
+            .unwrap();
+        let v = serde_json::to_value(s.view()).unwrap();
+        assert_eq!(v["game"], "super15");
+        assert_eq!(v["legal"].as_array().unwrap().len(), 44);
+        assert_eq!(v["pieces"].as_array().unwrap().len(), 80);
+        assert_eq!(v["pieces"][1]["number"], 2, "b1 holds light's 2");
+        s.apply(cmd(r#"{"cmd":"play","mv":"e2e3"}"#), Duration::ZERO)
+            .unwrap();
+        let version = s.version;
+        let err = s
+            .apply(cmd(r#"{"cmd":"play","mv":"e7e4"}"#), Duration::ZERO)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "e7e4: no piece may stop on the central cell e4"
+        );
+        let err = s
+            .apply(cmd(r#"{"cmd":"play","mv":"e5"}"#), Duration::ZERO)
+            .unwrap_err();
+        assert!(err.to_string().starts_with("'e5' is not a move"), "{err}");
+        assert_eq!(s.version, version, "a refused move changes nothing");
+        let v = serde_json::to_value(s.view()).unwrap();
+        assert_eq!(v["last"], serde_json::json!([14, 24]));
+        assert_eq!(v["side"], "o");
+        // The record names the game, and loads back as it.
+        let record = s.record();
+        assert_eq!(
+            record,
+            "# ultimo game\nvariant super15\nopening startpos\nmoves e2e3\n"
+        );
+        s.apply(cmd(r#"{"cmd":"new","game":"uttt"}"#), Duration::ZERO)
+            .unwrap();
+        assert_eq!(s.line().game(), GameName::Uttt);
+        s.apply(Command::Load { text: record }, Duration::ZERO)
+            .unwrap();
+        assert_eq!(
+            (s.line().game(), s.moves()),
+            (GameName::Super15, vec!["e2e3".to_string()])
+        );
+        // New keeps the game; a setup may name another.
+        s.apply(cmd(r#"{"cmd":"new"}"#), Duration::ZERO).unwrap();
+        assert_eq!(s.line().game(), GameName::Super15);
+        s.apply(
+            cmd(r#"{"cmd":"setup","game":"uttt","moves":"e5"}"#),
+            Duration::ZERO,
+        )
+        .unwrap();
+        assert_eq!(s.line().game(), GameName::Uttt);
+        let err = parse_record("variant chess\nmoves e5\n", GameName::Uttt).unwrap_err();
+        assert_eq!(err.to_string(), "unknown variant 'chess' (uttt or super15)");
     }
 }

@@ -1,5 +1,6 @@
 // Ultimo GUI: draws the state the server streams (/events) and sends the
-// person's commands (/api). All game logic lives in the server.
+// person's commands (/api). All game logic lives in the server: the page
+// draws either game (Ultimate Tic-Tac-Toe or Super 1 al 5) as it is told.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -54,7 +55,22 @@ function api(cmd) {
 
 const board = $("board");
 const layers = {};
-function buildBoard() {
+// The game the board is drawn for; it is built again when the game changes.
+let builtFor = null;
+
+function ensureBoard(game) {
+  if (builtFor === game) return;
+  builtFor = game;
+  selected = null;
+  board.replaceChildren();
+  for (const k in layers) delete layers[k];
+  board.classList.toggle("super15", game === "super15");
+  if (game === "super15") buildSuper15();
+  else buildUttt();
+}
+
+function buildUttt() {
+  board.setAttribute("viewBox", "-1 -1 92 92");
   for (const name of ["bg", "heat", "grid", "marks", "big", "hit"]) layers[name] = el("g", { class: name }, board);
   for (let b = 0; b < 9; b++) {
     const x = (b % 3) * 30, y = Math.floor(b / 3) * 30;
@@ -88,6 +104,8 @@ function mark(kind, cx, cy, r, parent, cls) {
 }
 
 function drawBoard(s) {
+  ensureBoard(s.game);
+  if (s.game === "super15") return drawSuper15(s);
   layers.marks.replaceChildren();
   layers.big.replaceChildren();
   layers.heat.replaceChildren();
@@ -117,6 +135,132 @@ function drawBoard(s) {
       if (v > 0) el("rect", { x: (i % 9) * 10 + 1, y: Math.floor(i / 9) * 10 + 1, width: 8, height: 8, rx: 1, class: "heatcell", "fill-opacity": (0.15 + 0.7 * v / max).toFixed(2) }, layers.heat);
     });
   }
+}
+
+// --- Super 1 al 5: a 10 x 8 board, numbered pieces moving square to square.
+
+const S_FILES = "abcdefghij";
+const sqName = (i) => S_FILES[i % 10] + (Math.floor(i / 10) + 1);
+// The top-left corner of a cell (rank 8 at the top, file a on the left).
+const sqX = (i) => (i % 10) * 10;
+const sqY = (i) => (7 - Math.floor(i / 10)) * 10;
+// The piece chosen to move (cell index), while its destinations are shown.
+let selected = null;
+
+function buildSuper15() {
+  board.setAttribute("viewBox", "-7 -1 108 90");
+  for (const name of ["bg", "heat", "marks", "pieces", "dests", "labels", "hit"]) layers[name] = el("g", { class: name }, board);
+  for (let i = 0; i < 80; i++) {
+    const dark = (i % 10 + Math.floor(i / 10)) % 2 === 0;
+    el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "sq " + (dark ? "dark" : "light"), id: "s" + i }, layers.bg);
+    const h = el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "hit", "data-sq": sqName(i), "data-i": i }, layers.hit);
+    h.addEventListener("click", () => clickSquare(i));
+  }
+  el("rect", { x: 0, y: 0, width: 100, height: 80, class: "frame" }, layers.bg);
+  for (let f = 0; f < 10; f++) {
+    const t = el("text", { x: f * 10 + 5, y: 84.5, class: "label" }, layers.labels);
+    t.textContent = S_FILES[f];
+  }
+  for (let r = 0; r < 8; r++) {
+    const t = el("text", { x: -3.5, y: (7 - r) * 10 + 5, class: "label" }, layers.labels);
+    t.textContent = String(r + 1);
+  }
+}
+
+// The legal moves by the cell they leave: from -> [to, ...].
+function movesByFrom(s) {
+  const idx = (name) => S_FILES.indexOf(name[0]) + 10 * (parseInt(name.slice(1), 10) - 1);
+  const by = new Map();
+  for (const m of s.legal) {
+    const from = idx(m.slice(0, 2)), to = idx(m.slice(2));
+    if (!by.has(from)) by.set(from, []);
+    by.get(from).push(to);
+  }
+  return by;
+}
+
+function star(cx, cy, r, parent) {
+  let pts = "";
+  for (let k = 0; k < 10; k++) {
+    const a = -Math.PI / 2 + (k * Math.PI) / 5, rr = k % 2 === 0 ? r : r * 0.45;
+    pts += `${(cx + rr * Math.cos(a)).toFixed(2)},${(cy + rr * Math.sin(a)).toFixed(2)} `;
+  }
+  return el("polygon", { points: pts.trim(), class: "star" }, parent);
+}
+
+function drawPiece(i, p) {
+  const cx = sqX(i) + 5, cy = sqY(i) + 5;
+  const g = el("g", { class: `piece ${p.owner}${p.super ? " super" : ""}`, "data-sq": sqName(i) }, layers.pieces);
+  if (p.super) el("circle", { cx, cy, r: 4.6, class: "halo" }, g);
+  el("circle", { cx, cy, r: 3.9, class: "disc" }, g);
+  const n = el("text", { x: cx, y: cy + 0.2, class: "num" }, g);
+  n.textContent = p.number;
+  if (p.points > 0) {
+    el("circle", { cx: cx + 3.3, cy: cy - 3.3, r: 1.9, class: "badge" }, g);
+    const t = el("text", { x: cx + 3.3, y: cy - 3.2, class: "pts" }, g);
+    t.textContent = p.points;
+  }
+  if (p.super) star(cx - 3.3, cy - 3.3, 2, g);
+  const title = el("title", {}, g);
+  title.textContent = `${sqName(i)}: ${p.owner}'s ${p.number}` + (p.points ? `, ${p.points} points` : "") + (p.super ? ", super" : "");
+}
+
+function drawSuper15(s) {
+  for (const name of ["marks", "pieces", "dests", "heat"]) layers[name].replaceChildren();
+  const central = new Set(s.central);
+  for (let i = 0; i < 80; i++) $("s" + i).classList.toggle("central", central.has(i));
+  for (const i of s.central) {
+    const x = sqX(i), y = sqY(i);
+    el("line", { x1: x + 2, y1: y + 2, x2: x + 8, y2: y + 8, class: "forbid" }, layers.marks);
+    el("line", { x1: x + 8, y1: y + 2, x2: x + 2, y2: y + 8, class: "forbid" }, layers.marks);
+  }
+  if (s.last) for (const i of s.last) el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "lastsq" }, layers.marks);
+  const live = currentLive(s);
+  if ($("heat").checked && live && live.heat.length === 80) {
+    const max = Math.max(...live.heat, 1);
+    live.heat.forEach((v, i) => {
+      if (v > 0) el("rect", { x: sqX(i) + 0.5, y: sqY(i) + 0.5, width: 9, height: 9, rx: 1, class: "heatcell", "fill-opacity": (0.15 + 0.7 * v / max).toFixed(2) }, layers.heat);
+    });
+  }
+  const by = movesByFrom(s);
+  if (selected !== null && !by.has(selected)) selected = null;
+  if (selected !== null) {
+    el("rect", { x: sqX(selected), y: sqY(selected), width: 10, height: 10, class: "selsq" }, layers.marks);
+  }
+  s.pieces.forEach((p, i) => { if (p) drawPiece(i, p); });
+  for (const h of layers.hit.children) h.classList.remove("target");
+  if (selected !== null) {
+    for (const to of by.get(selected)) {
+      const cx = sqX(to) + 5, cy = sqY(to) + 5;
+      if (s.pieces[to]) el("circle", { cx, cy, r: 4.5, class: "dest capture" }, layers.dests);
+      else el("circle", { cx, cy, r: 1.6, class: "dest" }, layers.dests);
+      layers.hit.children[to].classList.add("target");
+    }
+  }
+}
+
+function clickSquare(i) {
+  if (!state || state.game !== "super15") return;
+  if (state.outcome) return say("the game is over: start a new one (n) or take back (u)", true);
+  const by = movesByFrom(state);
+  if (selected !== null && selected !== i && (by.get(selected) || []).includes(i)) {
+    const mv = sqName(selected) + sqName(i);
+    selected = null;
+    drawBoard(state);
+    api({ cmd: "play", mv });
+    return;
+  }
+  const p = state.pieces[i];
+  if (p && p.owner === state.side && selected !== i) {
+    selected = i;
+    if (!by.has(i)) {
+      selected = null;
+      say(`the piece on ${sqName(i)} has no legal move`, true);
+    }
+  } else {
+    selected = null; // a click elsewhere cancels
+  }
+  drawBoard(state);
 }
 
 function clickCell(i) {
@@ -250,6 +394,8 @@ function fmtClock(ms) {
 
 function drawControls(s) {
   const ana = s.mode === "hvh" && s.analysis;
+  if (document.activeElement !== $("game")) $("game").value = s.game;
+  $("setup-moves").placeholder = s.game === "super15" ? "moves, e.g. e2e3 e7e6" : "moves, e.g. e5 e4 d2";
   if (document.activeElement !== $("mode")) $("mode").value = ana ? "ana" : s.mode;
   $("human").value = s.human;
   for (const sel of document.querySelectorAll("select.engines")) {
@@ -301,6 +447,8 @@ function render(s) {
   // An update sent before the last step was answered would move the cursor
   // back; keep the local one until every step has been answered.
   if (pendingSteps > 0 && state) s.cursor = state.cursor;
+  // A piece chosen stays chosen only in the same position.
+  if (state && state.fen !== s.fen) selected = null;
   state = s;
   drawBoard(s);
   drawAnalysis(s);
@@ -309,6 +457,7 @@ function render(s) {
   drawErrors(s);
   drawControls(s);
   document.body.dataset.turn = whoseTurn(s);
+  document.body.dataset.game = s.game;
   const text = s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
   // An error (an illegal click, a refused command) stays until the game
   // itself moves on: updates that change nothing on the board (analysis,
@@ -355,6 +504,7 @@ function goto(ply) {
 }
 
 function wire() {
+  $("game").addEventListener("change", (e) => api({ cmd: "new", game: e.target.value }));
   for (const id of ["mode", "human", "x-engine", "o-engine", "limit-kind"]) $(id).addEventListener("change", sendMode);
   $("limit-value").addEventListener("change", sendMode);
   $("start").addEventListener("click", () => api({ cmd: "pause", paused: !state.paused }));
@@ -400,6 +550,7 @@ function wire() {
       n: () => api({ cmd: "new" }),
       u: () => api({ cmd: "undo" }),
       f: () => sendAnalysis(!state.analysis),
+      Escape: () => { if (selected !== null) { selected = null; drawBoard(state); } },
     };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
@@ -411,6 +562,5 @@ function connect() {
   es.onerror = () => say("connection lost; retrying…", true);
 }
 
-buildBoard();
 wire();
 connect();

@@ -1,0 +1,456 @@
+//! Whole-game analysis: every position of a game searched, every move
+//! judged by how much it lost of the mover's winning chances.
+//!
+//! # How a move is judged
+//!
+//! Each position of the game, from the start to the end, is searched from
+//! a fresh tree within the same limits (time or iterations). Its
+//! evaluation, for the side to move, is the best line's: a proven result
+//! when the solver found one, else the search's expected score `E` (win 1,
+//! draw 1/2, loss 0). A finished position is evaluated by its result.
+//!
+//! For a move, *before* is the evaluation of the position it was played
+//! in (what best play keeps) and *after* is the evaluation of the position
+//! it leads to, seen from the mover's side. Both become **winning chances**
+//! `W = 2E - 1`, from -1 (lost) to 1 (won), with a proven win 1, a proven
+//! draw 0 and a proven loss -1 (lichess's scale). The move's **loss** is
+//! `max(0, W(before) - W(after))`, and 0 when the move played is the
+//! engine's own best move (a difference between two searches then is
+//! noise, not the move's fault). The marks, by [`THRESHOLDS`]:
+//!
+//! | mark | name       | loss      | PGN NAG |
+//! |------|------------|-----------|---------|
+//! | `?!` | inaccuracy | >= 0.10   | `$6`    |
+//! | `?`  | mistake    | >= 0.20   | `$2`    |
+//! | `??` | blunder    | >= 0.30   | `$4`    |
+//!
+//! Scores are written as the protocol writes them, from the mover's view:
+//! `cp N` from the expected score (`400 log10(E / (1 - E))`), `mate N` for
+//! a proven win in N own moves, `mate -N` for a proven loss.
+
+mod annotate;
+mod text;
+
+pub use annotate::{annotate, comment, new_game};
+pub use text::{json, legend, report_json, summary_lines, table};
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::display::score::centipawns;
+use crate::game::{Game, Outcome, Player, Verdict};
+use crate::search::{Control, Limits, Proven, Report, Searcher};
+
+/// The drops in winning chances (from -1 to 1) that earn a mark.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Thresholds {
+    /// An inaccuracy (`?!`) loses at least this much.
+    pub inaccuracy: f64,
+    /// A mistake (`?`) loses at least this much.
+    pub mistake: f64,
+    /// A blunder (`??`) loses at least this much.
+    pub blunder: f64,
+}
+
+/// The thresholds of the marks: lichess's, 0.10, 0.20 and 0.30 in winning
+/// chances from -1 to 1 (so 0.05, 0.10 and 0.15 in expected score).
+pub const THRESHOLDS: Thresholds = Thresholds {
+    inaccuracy: 0.10,
+    mistake: 0.20,
+    blunder: 0.30,
+};
+
+impl Thresholds {
+    /// The mark a move that loses `loss` earns, if any.
+    pub fn mark(&self, loss: f64) -> Option<Mark> {
+        if loss >= self.blunder {
+            Some(Mark::Blunder)
+        } else if loss >= self.mistake {
+            Some(Mark::Mistake)
+        } else if loss >= self.inaccuracy {
+            Some(Mark::Inaccuracy)
+        } else {
+            None
+        }
+    }
+}
+
+/// How bad a move was.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mark {
+    /// `?!`: lost a little.
+    Inaccuracy,
+    /// `?`: lost a lot.
+    Mistake,
+    /// `??`: lost the most, typically the game.
+    Blunder,
+}
+
+impl Mark {
+    /// Every mark, mildest first.
+    pub const ALL: [Mark; 3] = [Mark::Inaccuracy, Mark::Mistake, Mark::Blunder];
+
+    /// The annotation symbol: `?!`, `?` or `??`.
+    pub const fn symbol(self) -> &'static str {
+        match self {
+            Mark::Inaccuracy => "?!",
+            Mark::Mistake => "?",
+            Mark::Blunder => "??",
+        }
+    }
+
+    /// The PGN numeric annotation glyph: 6, 2 or 4 (`$6` is `?!`).
+    pub const fn nag(self) -> u8 {
+        match self {
+            Mark::Inaccuracy => 6,
+            Mark::Mistake => 2,
+            Mark::Blunder => 4,
+        }
+    }
+
+    /// The word: `inaccuracy`, `mistake` or `blunder`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mark::Inaccuracy => "inaccuracy",
+            Mark::Mistake => "mistake",
+            Mark::Blunder => "blunder",
+        }
+    }
+}
+
+/// An evaluation for one side: a search's expected score, or a proven
+/// result.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Eval {
+    /// The expected score (win 1, draw 1/2, loss 0), in [0, 1].
+    pub q: f64,
+    /// The proven result with the plies until the end, if known.
+    pub proven: Option<Proven>,
+}
+
+/// A score as the protocol writes it: `cp N` or `mate N` (`mate -N` when
+/// losing).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawn-like, from the expected score.
+    Cp(i32),
+    /// A proven win (positive) or loss (negative) in this many own moves.
+    Mate(i32),
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(n) => write!(f, "cp {n}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+impl Eval {
+    /// The evaluation of a finished game for `side`: its result, proven,
+    /// with no plies left.
+    pub fn of_outcome(outcome: Outcome, side: Player) -> Eval {
+        let verdict = outcome.verdict_for(side);
+        Eval {
+            q: verdict.score(),
+            proven: Some(Proven { verdict, plies: 0 }),
+        }
+    }
+
+    /// The evaluation a search reports for the side to move: its best
+    /// line's, or `None` when it has no line.
+    pub fn of_report<M>(report: &Report<M>) -> Option<Eval> {
+        report.lines.first().map(|l| Eval {
+            q: l.q,
+            proven: l.proven,
+        })
+    }
+
+    /// The same evaluation from the other side, one ply earlier: the
+    /// evaluation of a position seen by the player who moved into it.
+    pub fn flip(self) -> Eval {
+        Eval {
+            q: 1.0 - self.q,
+            proven: self.proven.map(|p| Proven {
+                verdict: p.verdict.flip(),
+                plies: p.plies + 1,
+            }),
+        }
+    }
+
+    /// The expected score: the proven result's (1, 1/2 or 0) when there is
+    /// one, else the search's.
+    pub fn expected(self) -> f64 {
+        match self.proven {
+            Some(p) => p.verdict.score(),
+            None => self.q.clamp(0.0, 1.0),
+        }
+    }
+
+    /// Winning chances from -1 (lost) to 1 (won): `2E - 1`.
+    pub fn chances(self) -> f64 {
+        2.0 * self.expected() - 1.0
+    }
+
+    /// The score as the protocol writes it.
+    pub fn score(self) -> Score {
+        match self.proven {
+            Some(p) => match p.verdict {
+                Verdict::Win => Score::Mate(p.moves() as i32),
+                Verdict::Loss => Score::Mate(-(p.moves() as i32)),
+                Verdict::Draw => Score::Cp(0),
+            },
+            None => Score::Cp(centipawns(self.q)),
+        }
+    }
+}
+
+/// What the search found in one position of the game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionReview<M> {
+    /// The evaluation for the side to move.
+    pub eval: Eval,
+    /// The best move, `None` in a finished game.
+    pub best: Option<M>,
+    /// The best line, starting with the best move (empty when finished).
+    pub line: Vec<M>,
+    /// Iterations searched (0 for a finished game).
+    pub nodes: u64,
+    /// The search's mean depth.
+    pub depth: u32,
+    /// The search's time.
+    pub elapsed: Duration,
+}
+
+/// One move of the game, judged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveReview<M> {
+    /// The ply the move makes: 1 for the first move of a game from the
+    /// empty board.
+    pub ply: u32,
+    /// Who played it.
+    pub side: Player,
+    /// The move.
+    pub mv: M,
+    /// The position's evaluation before the move (best play), mover's view.
+    pub before: Eval,
+    /// The evaluation after the move, mover's view.
+    pub after: Eval,
+    /// The drop in winning chances (see the module docs), at least 0.
+    pub loss: f64,
+    /// The mark the loss earns.
+    pub mark: Option<Mark>,
+    /// The search of the position before the move.
+    pub search: PositionReview<M>,
+}
+
+impl<M: PartialEq> MoveReview<M> {
+    /// Whether the move played is the engine's best.
+    pub fn is_best(&self) -> bool {
+        self.search.best.as_ref() == Some(&self.mv)
+    }
+}
+
+/// A per-side summary of a review.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SideSummary {
+    /// Moves judged.
+    pub moves: usize,
+    /// Moves marked `?!`.
+    pub inaccuracies: usize,
+    /// Moves marked `?`.
+    pub mistakes: usize,
+    /// Moves marked `??`.
+    pub blunders: usize,
+    /// The mean loss in winning chances per move (0 with no moves).
+    pub average_loss: f64,
+}
+
+impl SideSummary {
+    /// The count of moves with `mark`.
+    pub fn count(&self, mark: Mark) -> usize {
+        match mark {
+            Mark::Inaccuracy => self.inaccuracies,
+            Mark::Mistake => self.mistakes,
+            Mark::Blunder => self.blunders,
+        }
+    }
+}
+
+/// A whole game analysed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Review<G: Game> {
+    /// The position the game started from.
+    pub start: G,
+    /// The moves judged, in order.
+    pub moves: Vec<MoveReview<G::Move>>,
+    /// The last position reached by the judged moves, and its search.
+    pub end: G,
+    /// The search of [`Review::end`] (its evaluation when finished);
+    /// `None` when stopped before the first position was searched.
+    pub end_search: Option<PositionReview<G::Move>>,
+    /// Whether every move was judged (`false` when stopped early).
+    pub complete: bool,
+    /// The thresholds the marks used.
+    pub thresholds: Thresholds,
+}
+
+impl<G: Game> Review<G> {
+    /// The summary of `side`'s moves.
+    pub fn summary(&self, side: Player) -> SideSummary {
+        let mut s = SideSummary::default();
+        let mut total = 0.0;
+        for m in self.moves.iter().filter(|m| m.side == side) {
+            s.moves += 1;
+            total += m.loss;
+            match m.mark {
+                Some(Mark::Inaccuracy) => s.inaccuracies += 1,
+                Some(Mark::Mistake) => s.mistakes += 1,
+                Some(Mark::Blunder) => s.blunders += 1,
+                None => {}
+            }
+        }
+        if s.moves > 0 {
+            s.average_loss = total / s.moves as f64;
+        }
+        s
+    }
+}
+
+/// Why a game cannot be reviewed.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ReviewError {
+    /// A move of the game is not legal where it is played.
+    #[error("move {ply} ({mv}) is not legal in its position")]
+    Illegal {
+        /// The ply the move would make.
+        ply: u32,
+        /// The move as text.
+        mv: String,
+    },
+}
+
+/// Where a review stands, for a progress line.
+#[derive(Clone, Debug)]
+pub struct Progress<'a, M> {
+    /// The position just searched, from 0 (the start).
+    pub index: usize,
+    /// The positions to search in all (moves + 1).
+    pub total: usize,
+    /// What the search found there.
+    pub found: &'a PositionReview<M>,
+}
+
+/// Searches every position of the game `start` + `moves` with `searcher`
+/// (its trees cleared before each position) within `limits`, and judges
+/// every move. `progress` hears about each position once searched.
+///
+/// When `control` is stopped (e.g. Ctrl-C) the review ends early: the
+/// moves whose both positions were searched in full are judged and
+/// [`Review::complete`] is `false`.
+pub fn review<G: Game>(
+    searcher: &mut Searcher<G>,
+    start: G,
+    moves: &[G::Move],
+    limits: &Limits,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress<'_, G::Move>),
+) -> Result<Review<G>, ReviewError> {
+    // All positions first: nothing is searched for a game with a bad move.
+    let mut positions = vec![start];
+    for (i, &m) in moves.iter().enumerate() {
+        let pos = positions[i];
+        if !pos.legal_moves().contains(&m) {
+            return Err(ReviewError::Illegal {
+                ply: pos.ply() + 1,
+                mv: crate::quote::shorten(&m.to_string()),
+            });
+        }
+        let mut next = pos;
+        next.play(m);
+        positions.push(next);
+    }
+    let total = positions.len();
+    let mut found: Vec<PositionReview<G::Move>> = Vec::with_capacity(total);
+    for (index, pos) in positions.iter().enumerate() {
+        if control.is_stopped() {
+            break;
+        }
+        let review = match pos.outcome() {
+            Some(outcome) => PositionReview {
+                eval: Eval::of_outcome(outcome, pos.side_to_move()),
+                best: None,
+                line: Vec::new(),
+                nodes: 0,
+                depth: 0,
+                elapsed: Duration::ZERO,
+            },
+            None => {
+                searcher.clear(*pos);
+                let report = searcher.search(pos, limits, &[], control, &mut |_| {});
+                if control.is_stopped() {
+                    // Cut short: not a full search of this position.
+                    break;
+                }
+                let Some(eval) = Eval::of_report(&report) else {
+                    break;
+                };
+                PositionReview {
+                    eval,
+                    best: report.best_move(),
+                    line: report.lines[0].pv.clone(),
+                    nodes: report.nodes,
+                    depth: report.depth,
+                    elapsed: report.elapsed,
+                }
+            }
+        };
+        progress(Progress {
+            index,
+            total,
+            found: &review,
+        });
+        found.push(review);
+    }
+    let thresholds = THRESHOLDS;
+    let judged = found.len().saturating_sub(1);
+    let mut reviews = Vec::with_capacity(judged);
+    for i in 0..judged {
+        let pos = positions[i];
+        let mv = moves[i];
+        let search = found[i].clone();
+        let before = search.eval;
+        let after = found[i + 1].eval.flip();
+        let is_best = search.best == Some(mv);
+        let loss = if is_best {
+            0.0
+        } else {
+            (before.chances() - after.chances()).max(0.0)
+        };
+        reviews.push(MoveReview {
+            ply: pos.ply() + 1,
+            side: pos.side_to_move(),
+            mv,
+            before,
+            after,
+            loss,
+            mark: thresholds.mark(loss),
+            search,
+        });
+    }
+    let end_index = judged.min(total - 1);
+    let end_search = found.get(end_index).cloned();
+    Ok(Review {
+        start,
+        moves: reviews,
+        end: positions[end_index],
+        end_search,
+        complete: judged == moves.len(),
+        thresholds,
+    })
+}
+
+#[cfg(test)]
+mod tests;
