@@ -97,8 +97,8 @@ const APP_JS: &str = include_str!("assets/app.js");
 /// Its style.
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
-/// Largest command body accepted.
-const MAX_BODY: u64 = 256 * 1024;
+/// Largest command body accepted (a PGN file to load, escaped as JSON).
+const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
 /// Iterations per position in whole-game analysis.
