@@ -3,7 +3,8 @@
 //! the engine by clicking cells, checks the board and the result on the
 //! page, turns analysis on with the keyboard and waits for lines, and saves
 //! screenshots at desktop and phone widths in target/gui-e2e/. A second
-//! test plays Super 1 al 5 by clicks (piece, then destination).
+//! test plays Super 1 al 5 by clicks (piece, then destination); a third
+//! loads pasted PGN, refuses a broken one and saves the game as PGN.
 //!
 //! Without `chromedriver` on the PATH (or in ULTIMO_CHROMEDRIVER) the test
 //! says it was skipped and passes, unless ULTIMO_REQUIRE_BROWSER=1 (CI).
@@ -517,6 +518,81 @@ fn plays_super15_in_the_browser() {
         "gui_browser: Super 1 al 5: e2e3 by two clicks, engine answered {answer}; \
          a super piece's capture e6e7; screenshots in {}",
         dir.display()
+    );
+    s.call("DELETE", "", json!(null));
+}
+
+/// PGN in the browser: a pasted PGN of Super 1 al 5 loads (the page
+/// switches game), a broken one is refused on the status line with its
+/// line and the game kept, and Save game downloads
+/// `ultimo-YYYYMMDD-HHMMSS.pgn` holding the server's PGN.
+#[test]
+fn saves_and_loads_pgn_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+    let r = gui_common::api(
+        &gui.addr,
+        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    let paste = |text: &str| {
+        s.js(&format!(
+            "document.getElementById('load-text').value = {}; document.getElementById('load-paste').click();",
+            json!(text)
+        ));
+    };
+    paste(
+        "[Event \"e\"]\n[White \"p\"]\n[Black \"q\"]\n[Result \"*\"]\n[Variant \"Super 1 al 5\"]\n\n1. e2e3 e7e6 *\n",
+    );
+    s.wait(10, "the loaded Super 1 al 5 game", "return document.body.dataset.game === 'super15' && document.querySelectorAll('#moves li').length === 2;");
+    assert_eq!(s.text("#moves"), "e2e3e7e6");
+    assert!(s.text("#status").contains("p - q"), "{}", s.text("#status"));
+
+    paste("[Event \"e\"]\n\n1. e5 e4 2. z9 *\n");
+    s.wait(
+        10,
+        "the refusal",
+        "return document.querySelector('#status').classList.contains('error');",
+    );
+    let refusal = s.text("#status");
+    assert!(refusal.starts_with("line 3: move 2. z9"), "{refusal}");
+    assert_eq!(
+        gui_common::state(&gui.addr)["moves"],
+        json!(["e2e3", "e7e6"])
+    );
+
+    // Save: the download's name and text (the link's click and its blob
+    // are caught; the page's CSP lets no script fetch a blob: URL).
+    s.js("const make = URL.createObjectURL; \
+          URL.createObjectURL = (b) => { b.text().then(t => { window.savedText = t; }); return make(b); }; \
+          HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; }; \
+          document.getElementById('save').click();");
+    let text = s.wait(10, "the saved file", "return window.savedText || null;");
+    let text = text.as_str().unwrap();
+    let name = s.js("return window.savedName;");
+    let name = name.as_str().unwrap();
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let stamp = name
+        .strip_prefix("ultimo-")
+        .and_then(|n| n.strip_suffix(".pgn"))
+        .and_then(|n| n.split_once('-'))
+        .filter(|(d, t)| d.len() == 8 && t.len() == 6 && digits(d) && digits(t));
+    assert!(stamp.is_some(), "{name}");
+    assert_eq!(text, gui_common::state(&gui.addr)["record"]);
+    assert!(
+        text.starts_with("[Event \"ultimo gui\"]") && text.contains("1. e2e3 e7e6 *"),
+        "{text}"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: PGN pasted and loaded, a broken one refused ({refusal:?}), saved as {name}"
     );
     s.call("DELETE", "", json!(null));
 }

@@ -171,7 +171,7 @@ fn carries_out_every_command_and_refuses_bad_ones() {
     ] {
         refused(bad, "bad command");
     }
-    let huge = format!(r#"{{"cmd":"load","text":"{}"}}"#, "e5 ".repeat(100_000));
+    let huge = format!(r#"{{"cmd":"load","text":"{}"}}"#, "e5 ".repeat(800_000));
     let r = api(a, &huge);
     assert_eq!(r.status, 413);
     let r = request(
@@ -251,9 +251,13 @@ fn engines_that_fail_are_reported_and_the_game_is_kept() {
     );
     assert_eq!(r.status, 200, "{}", r.body);
     api(a, r#"{"cmd":"play","mv":"e5"}"#);
-    wait_state(a, 30, "the fake engine's move", |s| {
+    let s = wait_state(a, 30, "the fake engine's move", |s| {
         s["moves"].as_array().unwrap().len() == 2
     });
+    // Its move has its note in the PGN: the score and depth it said.
+    let record = s["record"].as_str().unwrap();
+    assert!(record.contains("1. e5 e4 {+0.05/1 "), "{record}");
+    assert!(record.contains("[Black \"dies\"]"), "{record}");
     // Its second `go` kills it.
     api(a, r#"{"cmd":"play","mv":"e2"}"#);
     let s = wait_state(a, 30, "the crash", |s| !s["seats"][1]["error"].is_null());
@@ -366,7 +370,12 @@ fn plays_super15_over_the_api() {
     assert!(s["pieces"][14].is_null());
     assert_eq!(s["pieces"][24]["number"], 3);
     assert_eq!(s["pieces"][24]["owner"], "x");
-    assert!(s["record"].as_str().unwrap().contains("variant super15"));
+    assert!(
+        s["record"]
+            .as_str()
+            .unwrap()
+            .contains("[Variant \"Super 1 al 5\"]")
+    );
     let legal_for_o = s["legal"].clone();
 
     // The engine process answers as o.
@@ -421,4 +430,142 @@ fn plays_super15_over_the_api() {
     assert_eq!(s["game"], "uttt");
     assert!(s["seats"][1]["error"].is_null(), "{}", s["seats"][1]);
     assert_eq!(s["cells"].as_array().unwrap().len(), 81);
+}
+
+/// Saving and loading PGN over the API: the record is PGN that the reader
+/// accepts and replays to the position shown, with the engine's notes;
+/// PGN of either game loads (a file's name in errors); a broken PGN is
+/// refused with its line and changes nothing.
+#[test]
+fn saves_and_loads_pgn() {
+    use ultimo::pgn::{self, Annotation, Replayed};
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.as_str();
+    let ok = |json: &str| {
+        let r = api(a, json);
+        assert_eq!(r.status, 200, "{json}: {}", r.body);
+    };
+    // Ultimo plays o, 200 iterations a move.
+    ok(r#"{"cmd":"mode","mode":"hve","human":"x","o":0,"limit":{"kind":"nodes","nodes":200}}"#);
+    ok(r#"{"cmd":"play","mv":"e5"}"#);
+    let s = wait_state(a, 60, "Ultimo's reply", |s| {
+        s["moves"].as_array().unwrap().len() == 2
+    });
+    let record = s["record"].as_str().unwrap();
+    let games = pgn::read(record, "saved.pgn").unwrap();
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    for (tag, value) in [
+        ("Event", "ultimo gui"),
+        ("White", "Human"),
+        ("Black", "Ultimo"),
+        ("Result", "*"),
+        ("Variant", "Ultimate Tic-Tac-Toe"),
+        ("TimeControl", "nodes=200"),
+        ("Termination", "unterminated"),
+        ("PlyCount", "2"),
+    ] {
+        assert_eq!(game.tag(tag), Some(value), "{tag} in {record}");
+    }
+    for tag in ["Site", "Date", "Round"] {
+        assert!(game.tag(tag).is_some(), "{tag} in {record}");
+    }
+    let replayed = Replayed::<ultimo::rules::Position>::new(game, "saved.pgn").unwrap();
+    assert_eq!(replayed.end.to_string(), s["fen"].as_str().unwrap());
+    assert_eq!(game.moves[0].comment, None, "the person's move has no note");
+    let note = Annotation::parse(game.moves[1].comment.as_deref().unwrap()).note;
+    assert!(
+        note.score.is_some() && note.depth.is_some() && note.time_ms.is_some(),
+        "{record}"
+    );
+
+    // Saved, a new game, loaded back: the same game and notes.
+    ok(r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":200}}"#);
+    ok(r#"{"cmd":"new"}"#);
+    let load = serde_json::json!({ "cmd": "load", "text": record, "name": "saved.pgn" });
+    ok(&load.to_string());
+    let t = state(a);
+    assert_eq!(t["moves"], s["moves"]);
+    assert_eq!(t["status"], "game loaded: Human - Ultimo, *");
+    let again = t["record"].as_str().unwrap();
+    assert_eq!(
+        again.split_once("\n\n").unwrap().1,
+        record.split_once("\n\n").unwrap().1,
+        "the moves and notes are kept"
+    );
+
+    // A set-up Ultimate Tic-Tac-Toe position from a PGN file.
+    ok(r#"{"cmd":"setup","moves":"e5 e4"}"#);
+    let fen = state(a)["fen"].as_str().unwrap().to_string();
+    let uttt = format!(
+        "[Event \"?\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1. d2 {{book}} *\n"
+    );
+    let load = serde_json::json!({ "cmd": "load", "text": uttt, "name": "setup.pgn" });
+    ok(&load.to_string());
+    let t = state(a);
+    assert_eq!(
+        (t["start_fen"].as_str(), t["game"].as_str()),
+        (Some(fen.as_str()), Some("uttt"))
+    );
+    assert_eq!(t["moves"], serde_json::json!(["d2"]));
+    let record = t["record"].as_str().unwrap();
+    assert!(record.contains(&format!("[FEN \"{fen}\"]")), "{record}");
+    assert!(
+        record.contains("[SetUp \"1\"]") && record.contains("2. d2 {book} *"),
+        "{record}"
+    );
+
+    // A Super 1 al 5 game (the Variant tag), two games in the text: the first.
+    let super15 = "[Event \"m\"]\n[White \"p\"]\n[Black \"q\"]\n[Result \"*\"]\n[Variant \"Super 1 al 5\"]\n\n\
+                   1. e2e3 {+0.20/4 0.010s} 1... e7e6 *\n\n[Event \"m\"]\n[Result \"*\"]\n\n1. e5 *\n";
+    let load = serde_json::json!({ "cmd": "load", "text": super15 });
+    ok(&load.to_string());
+    let t = state(a);
+    assert_eq!(t["game"], "super15");
+    assert_eq!(t["moves"], serde_json::json!(["e2e3", "e7e6"]));
+    assert_eq!(t["status"], "game 1 of 2 loaded: p - q, *");
+    let record = t["record"].as_str().unwrap();
+    assert!(record.contains("[Variant \"Super 1 al 5\"]"), "{record}");
+    assert!(
+        record.contains("1. e2e3 {+0.20/4 0.010s} 1... e7e6 *"),
+        "{record}"
+    );
+    let games = pgn::read(record, "").unwrap();
+    let replayed = Replayed::<ultimo::super15::Position>::new(&games[0], "").unwrap();
+    assert_eq!(replayed.end.to_string(), t["fen"].as_str().unwrap());
+    // Game 2 on request.
+    let load = serde_json::json!({ "cmd": "load", "text": super15, "number": 2 });
+    ok(&load.to_string());
+    assert_eq!(state(a)["moves"], serde_json::json!(["e5"]));
+    assert_eq!(state(a)["game"], "uttt");
+
+    // Broken PGN: the line and the reason, and nothing changes.
+    let refused = |text: &str, name: &str, why: &str| {
+        let before = state(a);
+        let load = serde_json::json!({ "cmd": "load", "text": text, "name": name });
+        let r = api(a, &load.to_string());
+        assert_eq!(r.status, 400, "{text}: {}", r.body);
+        assert_eq!(r.json()["error"], why, "{text}");
+        let after = state(a);
+        assert_eq!(
+            after["version"], before["version"],
+            "{text} changed something"
+        );
+        assert_eq!(after["record"], before["record"]);
+    };
+    refused(
+        "[Event \"x\"]\n[Result \"*\"]\n\n1. e5 e4 2. z9 *\n",
+        "broken.pgn",
+        "broken.pgn:4: move 2. z9: 'z9' is not a cell (expected a file a-i and a rank 1-9, like e5)",
+    );
+    refused(
+        "[Event \"x\"]\n\n1. e5 {unclosed *\n",
+        "",
+        "line 3: the comment opened here is not closed with '}'",
+    );
+    refused(
+        "[Variant \"Super 1 al 5\"]\n\n1. e2e4 *\n",
+        "",
+        "line 3: move 1. e2e4 is illegal: no piece may stop on the central cell e4",
+    );
 }

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, proven_text};
-use crate::game::{GameKind, Outcome, Player};
+use crate::game::{GameKind, Outcome, Player, Verdict};
+use crate::pgn::{MoveNote, Score};
 use crate::protocol::GAME_OPTION;
 use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
 use crate::{rules, super15};
@@ -80,8 +81,9 @@ pub struct Job {
 pub enum Update {
     /// The current analysis.
     Info(AnalysisView),
-    /// The move found (as the game writes it), and how long it took.
-    Best(String, Duration),
+    /// The move found (as the game writes it), how long it took, and what
+    /// the engine said of it (its last score and depth, and the time).
+    Best(String, Duration, MoveNote),
     /// Whole-game analysis: x's expected score at this ply.
     ScanPoint(usize, f64),
     /// The engine failed (crashed, hung, illegal or unreadable move); the
@@ -375,6 +377,24 @@ fn view<G: GuiGame>(
     }
 }
 
+/// The note on Ultimo's move: the score of its best line from the mover's
+/// view (a mate distance when proven), the depth and the time.
+fn note<M>(report: &Report<M>, took: Duration) -> MoveNote {
+    let score = report.lines.first().map(|line| match line.proven {
+        Some(p) => match p.verdict {
+            Verdict::Win => Score::Mate(p.moves() as i32),
+            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
+            Verdict::Draw => Score::Cp(0),
+        },
+        None => Score::Cp(centipawns(line.q)),
+    });
+    MoveNote {
+        score,
+        depth: Some(report.depth),
+        time_ms: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
+    }
+}
+
 fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Task, ctx: &Ctx) {
     let pos = position(line);
     match *task {
@@ -403,7 +423,10 @@ fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Tas
                 return;
             }
             match report.best_move() {
-                Some(mv) => ctx.send(Update::Best(mv.to_string(), started.elapsed())),
+                Some(mv) => {
+                    let took = started.elapsed();
+                    ctx.send(Update::Best(mv.to_string(), took, note(&report, took)));
+                }
                 None => ctx.send(Update::Failed("found no move".into())),
             }
         }
@@ -426,10 +449,11 @@ fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Tas
                 ctx.send(Update::Info(view(
                     &report, &pos, ctx.name, nodes, since, multipv,
                 )));
-                let solved = report.lines.first().is_some_and(|l| {
-                    l.proven
-                        .is_some_and(|p| p.verdict == crate::game::Verdict::Win)
-                }) || report.lines.iter().all(|l| l.proven.is_some());
+                let solved = report
+                    .lines
+                    .first()
+                    .is_some_and(|l| l.proven.is_some_and(|p| p.verdict == Verdict::Win))
+                    || report.lines.iter().all(|l| l.proven.is_some());
                 if solved {
                     ctx.send(Update::Done);
                     return;
@@ -618,8 +642,13 @@ fn external_job<G: GuiGame>(
     let mut nodes = 0;
     let mut last_sent = started;
     let mut fresh = false;
+    // The engine's last word on its move (score and depth), for the record.
+    let mut note = MoveNote::default();
     loop {
         let got = engine.wait_for(POLL, &never, |l| {
+            if let Some(info) = MoveNote::from_info(l) {
+                note = info;
+            }
             if let Some((rank, line, n)) = parse_info::<G>(l, side)
                 && rank <= lines.len()
             {
@@ -657,10 +686,9 @@ fn external_job<G: GuiGame>(
                 }
                 let mv = referee(&mut pos.clone(), &line)
                     .map_err(|e| Failure::Illegal(e.to_string()))?;
-                ctx.send(Update::Best(
-                    mv.to_string(),
-                    at.saturating_duration_since(started),
-                ));
+                let took = at.saturating_duration_since(started);
+                note.time_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+                ctx.send(Update::Best(mv.to_string(), took, note));
                 return Ok(());
             }
             Err(EngineError::Timeout(_)) => {

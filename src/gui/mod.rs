@@ -29,6 +29,7 @@ use tiny_http::{Header, Method, Request, Response, Server};
 
 use crate::arena::engine::EngineSpec;
 use crate::game::Player;
+use crate::pgn::{Annotation, PgnError};
 use engines::{Job, Kind, Task, Update, Worker};
 use session::{ANALYSIS, Command, SCAN, SEATS, Session};
 
@@ -52,9 +53,23 @@ pub enum GuiError {
         /// Why.
         why: String,
     },
+    /// A PGN text the reader refuses, or a game in it that does not
+    /// replay: the line and the reason (the file's name first when the
+    /// page gave one).
+    #[error("{}", pgn_message(.0))]
+    Pgn(#[from] PgnError),
     /// An `--engine` value is wrong.
     #[error(transparent)]
     Engine(#[from] crate::arena::engine::EngineSpecError),
+}
+
+/// A PGN error as the status line shows it: `game.pgn:7: why`, or
+/// `line 7: why` for pasted text (no file name).
+fn pgn_message(e: &PgnError) -> String {
+    match e.file.is_empty() {
+        true => format!("line {}: {}", e.line, e.problem),
+        false => e.to_string(),
+    }
 }
 
 /// `ultimo gui`'s command line.
@@ -82,8 +97,8 @@ const APP_JS: &str = include_str!("assets/app.js");
 /// Its style.
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
-/// Largest command body accepted.
-const MAX_BODY: u64 = 256 * 1024;
+/// Largest command body accepted (a PGN file to load, escaped as JSON).
+const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
 /// Iterations per position in whole-game analysis.
@@ -359,10 +374,10 @@ fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
             s.live = Some(view);
         }
         Update::Info(_) => return,
-        Update::Best(mv, took) if current => {
+        Update::Best(mv, took, note) if current => {
             s.jobs[seat] = 0;
             s.seats[seat].busy = false;
-            if let Err(e) = s.play(&mv, took) {
+            if let Err(e) = s.play(&mv, took, Annotation::note(note)) {
                 s.seats[seat].error = Some(format!("{name} played an illegal move: {e}"));
                 s.status = format!("{name} played an illegal move; the game is kept");
             }

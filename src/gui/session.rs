@@ -7,10 +7,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::arena::clock::TimeControl;
+use crate::arena::record::time_control_tag;
 use crate::game::{GameKind, Outcome, Player};
+use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};
+use crate::quote::shorten;
+use crate::{rules, super15};
 
 use super::GuiError;
-use super::game::{AnyLine, BoardView, GameName};
+use super::game::{AnyLine, BoardView, GameName, GuiGame, Line, each};
 
 /// The engine seats: who plays x, who plays o, who analyses the position
 /// shown, and who analyses the whole game.
@@ -141,10 +146,17 @@ pub enum Command {
         #[serde(default)]
         game: Option<GameName>,
     },
-    /// Load a game from the text of a saved game.
+    /// Load a game from text: PGN (the first game, or game `number`),
+    /// a bare FEN, a move list, or an old saved game (`opening`/`moves`).
     Load {
         /// The file's text.
         text: String,
+        /// The file's name, for errors (empty for pasted text).
+        #[serde(default)]
+        name: String,
+        /// Which game of a PGN file, from 1 (default: the first).
+        #[serde(default)]
+        number: Option<usize>,
     },
     /// Choose who plays and how long engines think.
     Mode {
@@ -225,6 +237,8 @@ impl From<Player> for PlayerName {
 
 /// The longest text the page may send in one field.
 const MAX_TEXT: usize = 100_000;
+/// The longest text of a game to load (a PGN file may hold many games).
+pub const MAX_LOAD: usize = 1_000_000;
 
 /// The game and everything the page shows.
 #[derive(Clone, Debug)]
@@ -232,6 +246,11 @@ pub struct Session {
     /// The names of the engines; 0 is Ultimo.
     pub engines: Vec<String>,
     line: AnyLine,
+    /// What is known of each move (engine notes, a loaded game's
+    /// comments); never longer than the game.
+    notes: Vec<Annotation>,
+    /// When the game began (seconds since 1970), for the PGN's date.
+    started: u64,
     cursor: usize,
     /// Who plays.
     pub mode: Mode,
@@ -295,7 +314,7 @@ pub struct View<'a> {
     scan: &'a [Option<f64>],
     scanning: bool,
     status: &'a str,
-    /// The game in the saved-game format.
+    /// The game in PGN, as "Save game" writes it.
     record: String,
 }
 
@@ -324,6 +343,8 @@ impl Session {
         Session {
             engines,
             line: AnyLine::new(GameName::Uttt),
+            notes: Vec::new(),
+            started: now_unix(),
             cursor: 0,
             mode: Mode::Hve,
             human: Player::X,
@@ -393,9 +414,12 @@ impl Session {
         self.changed();
     }
 
-    fn reset_game(&mut self, line: AnyLine) {
+    fn reset_game(&mut self, line: AnyLine, notes: Vec<Annotation>) {
         self.cursor = line.len();
         self.line = line;
+        self.notes = notes;
+        self.notes.truncate(self.line.len());
+        self.started = now_unix();
         self.live = None;
         self.scan.clear();
         self.scanning = false;
@@ -409,9 +433,13 @@ impl Session {
     }
 
     /// Plays the move `mv` in the position shown, dropping the moves after
-    /// it. The mover's clock is charged `took` (a clock game).
-    pub fn play(&mut self, mv: &str, took: Duration) -> Result<(), GuiError> {
+    /// it, with `note` (what an engine said of it, for the PGN). The
+    /// mover's clock is charged `took` (a clock game).
+    pub fn play(&mut self, mv: &str, took: Duration, note: Annotation) -> Result<(), GuiError> {
         let played = self.line.play(self.cursor, mv)?;
+        self.notes.truncate(self.cursor);
+        self.notes.resize(self.cursor, Annotation::default());
+        self.notes.push(note);
         let mover = played.mover;
         self.cursor += 1;
         self.scan.truncate(self.cursor);
@@ -448,7 +476,7 @@ impl Session {
                         )));
                     }
                 }
-                self.play(&mv, took)
+                self.play(&mv, took, Annotation::default())
             }
             Command::Goto { ply } => {
                 if ply > self.line.len() {
@@ -465,7 +493,7 @@ impl Session {
             }
             Command::New { game } => {
                 let game = game.unwrap_or(self.line.game());
-                self.reset_game(AnyLine::new(game));
+                self.reset_game(AnyLine::new(game), Vec::new());
                 self.say(match game {
                     GameName::Uttt => "new game",
                     GameName::Super15 => "new game of Super 1 al 5",
@@ -487,6 +515,7 @@ impl Session {
                     }
                 }
                 self.line.truncate(ply);
+                self.notes.truncate(ply);
                 self.cursor = ply;
                 self.scan.truncate(ply + 1);
                 self.live = None;
@@ -496,17 +525,17 @@ impl Session {
             Command::Setup { fen, moves, game } => {
                 let game = game.unwrap_or(self.line.game());
                 let line = parse_game(game, &fen, &moves)?;
-                self.reset_game(line);
+                self.reset_game(line, Vec::new());
                 self.say("position set up");
                 Ok(())
             }
-            Command::Load { text } => {
-                if text.len() > MAX_TEXT {
+            Command::Load { text, name, number } => {
+                if text.len() > MAX_LOAD {
                     return Err(GuiError::BadRequest("the game is too long".into()));
                 }
-                let line = parse_record(&text, self.line.game())?;
-                self.reset_game(line);
-                self.say("game loaded");
+                let loaded = load(&text, self.line.game(), &name, number)?;
+                self.reset_game(loaded.line, loaded.notes);
+                self.say(loaded.status);
                 Ok(())
             }
             Command::Mode {
@@ -628,27 +657,69 @@ impl Session {
         }
     }
 
-    /// The game in the saved-game format: a `variant` line for a game
-    /// other than Ultimate Tic-Tac-Toe, `opening` (startpos or a FEN) and
-    /// `moves`, as in a match record's game line; a result when over.
-    pub fn record(&self) -> String {
-        let variant = match self.line.game() {
-            GameName::Uttt => String::new(),
-            game => format!("variant {}\n", GameKind::from(game)),
+    /// The name of who plays `side` for the PGN: `Human`, or the engine's
+    /// name.
+    fn player_name(&self, side: Player) -> String {
+        let engine = match self.mode {
+            Mode::Hve => side != self.human,
+            Mode::Eve => true,
+            Mode::Hvh => false,
         };
-        let mut text = format!(
-            "# ultimo game\n{variant}opening {}\nmoves {}\n",
-            self.line.opening(),
-            self.line.moves_text().join(" ")
-        );
-        if let Some(o) = self.line.outcome_at(self.line.len()) {
-            text.push_str(&format!(
-                "result {}\n",
-                crate::arena::record::result_text(o)
-            ));
+        match engine {
+            true => self.engines[self.seats[side.index()].engine].clone(),
+            false => "Human".to_string(),
         }
-        text
     }
+
+    /// The game as PGN: the Seven Tag Roster (Event `ultimo gui`, the date
+    /// the game began, White and Black who play x and o now), the game's
+    /// tags (`Variant`; `SetUp` and `FEN` for a set-up position),
+    /// `TimeControl` (`-` between people), `Termination` (`normal` when the
+    /// rules ended the game, else `unterminated`), `PlyCount`, and each
+    /// move's note (score, depth and time of an engine's move).
+    pub fn pgn(&self) -> PgnGame {
+        let mut game = PgnGame::with_roster();
+        game.set_tag("Event", "ultimo gui");
+        game.set_tag("Date", pgn::date_from_unix(self.started));
+        game.set_tag("Round", "-");
+        game.set_tag("White", self.player_name(Player::X));
+        game.set_tag("Black", self.player_name(Player::O));
+        let end = self.line.outcome_at(self.line.len());
+        game.set_result(PgnResult::from_outcome(end));
+        let notes = &self.notes[..self.notes.len().min(self.line.len())];
+        each!(&self.line, l => game.set_moves(&l.start, &l.moves, notes));
+        let control = match (self.mode, self.limit) {
+            (Mode::Hvh, _) => "-".to_string(),
+            (_, MoveLimit::Movetime { ms }) => {
+                time_control_tag(&TimeControl::Movetime(Duration::from_millis(ms)))
+            }
+            (_, MoveLimit::Nodes { nodes }) => time_control_tag(&TimeControl::Nodes(nodes)),
+            (_, MoveLimit::Clock { base_ms, inc_ms }) => time_control_tag(&TimeControl::Clock {
+                base: Duration::from_millis(base_ms),
+                increment: Duration::from_millis(inc_ms),
+            }),
+        };
+        game.set_tag("TimeControl", control);
+        let termination = match end {
+            Some(_) => "normal",
+            None => "unterminated",
+        };
+        game.set_tag("Termination", termination);
+        game.set_tag("PlyCount", self.line.len().to_string());
+        game
+    }
+
+    /// The game as PGN text (see [`Session::pgn`]).
+    pub fn record(&self) -> String {
+        self.pgn().to_string()
+    }
+}
+
+/// Seconds since 1970 now (0 if the clock is before 1970).
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// A game of `game` from a FEN (empty: the start position) and a move
@@ -660,7 +731,125 @@ pub fn parse_game(game: GameName, fen: &str, moves: &str) -> Result<AnyLine, Gui
     AnyLine::parse(game, fen, moves)
 }
 
-/// A saved game: `variant`, `opening` and `moves` lines (`#` comments,
+/// A game loaded from text: the game, its moves' comments, and what the
+/// status line says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// The game.
+    pub line: AnyLine,
+    /// Each move's comment (PGN only; may be shorter than the moves).
+    pub notes: Vec<Annotation>,
+    /// What the status line says.
+    pub status: String,
+}
+
+/// Whether `text` is an old saved game (`# ultimo game`, `opening`,
+/// `moves` or `variant` lines).
+fn is_old_record(text: &str) -> bool {
+    text.lines().map(str::trim).any(|line| {
+        line.starts_with('#')
+            || matches!(
+                line.split_whitespace().next(),
+                Some("opening" | "moves" | "variant")
+            )
+    })
+}
+
+/// Whether `text` is PGN: tags (`[`), a comment (`{`), a move number
+/// (`1.`) first, or a result (`1-0`, `0-1`, `1/2-1/2`, `*`) last.
+fn is_pgn(text: &str) -> bool {
+    if is_old_record(text) {
+        return false;
+    }
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let number = first.trim_end_matches('.');
+    let numbered = number.len() < first.len()
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit());
+    first.starts_with('[')
+        || first.starts_with('{')
+        || numbered
+        || text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| PgnResult::parse(w).is_some())
+}
+
+/// Replays a PGN game of `G` into the page's game and the moves' comments.
+fn replay<G: GuiGame + PgnNotation>(
+    game: &PgnGame,
+    file: &str,
+) -> Result<(AnyLine, Vec<Annotation>), GuiError> {
+    let replayed = Replayed::<G>::new(game, file)?;
+    let line = Line {
+        start: replayed.start,
+        moves: replayed.moves,
+    };
+    Ok((G::wrap(line), replayed.annotations))
+}
+
+/// Loads game `number` (from 1; default the first) of a PGN text read from
+/// the file `name` (empty for pasted text): of the game its `Variant` tag
+/// names, every move checked. A text the reader refuses, or a game that
+/// does not replay, gives the line and the reason.
+pub fn load_pgn(text: &str, name: &str, number: Option<usize>) -> Result<Loaded, GuiError> {
+    let file = shorten(name.trim());
+    let games = pgn::read(text, &file)?;
+    let count = games.len();
+    let n = number.unwrap_or(1);
+    let Some(game) = n.checked_sub(1).and_then(|i| games.get(i)) else {
+        return Err(GuiError::BadRequest(match count {
+            0 => "the PGN holds no game".to_string(),
+            1 => format!("there is no game {n}: the PGN holds one game"),
+            _ => format!("there is no game {n}: the PGN holds {count} games"),
+        }));
+    };
+    let (line, notes) = match game.kind() {
+        Some(GameKind::Super15) => replay::<super15::Position>(game, &file)?,
+        // Any other Variant is refused by the replay with its name.
+        _ => replay::<rules::Position>(game, &file)?,
+    };
+    let player = |tag| shorten(game.tag(tag).unwrap_or("?"));
+    let which = match count {
+        1 => "game loaded".to_string(),
+        _ => format!("game {n} of {count} loaded"),
+    };
+    let status = format!(
+        "{which}: {} - {}, {}",
+        player("White"),
+        player("Black"),
+        game.result
+    );
+    Ok(Loaded {
+        line,
+        notes,
+        status,
+    })
+}
+
+/// Loads a game from text: PGN (see [`load_pgn`]), or else as
+/// [`parse_record`] reads it (a bare FEN, a move list, or an old saved
+/// game).
+pub fn load(
+    text: &str,
+    current: GameName,
+    name: &str,
+    number: Option<usize>,
+) -> Result<Loaded, GuiError> {
+    if is_pgn(text) {
+        return load_pgn(text, name, number);
+    }
+    Ok(Loaded {
+        line: parse_record(text, current)?,
+        notes: Vec::new(),
+        status: "game loaded".to_string(),
+    })
+}
+
+/// An old saved game: `variant`, `opening` and `moves` lines (`#` comments,
 /// other keys ignored), or a bare FEN, or a bare move list. The `variant`
 /// line names the game; without one, a saved game (with `opening` or
 /// `moves`) is Ultimate Tic-Tac-Toe, as in match records, and a bare FEN or
@@ -722,6 +911,14 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
+    fn load_cmd(text: &str) -> Command {
+        Command::Load {
+            text: text.to_string(),
+            name: String::new(),
+            number: None,
+        }
+    }
+
     #[test]
     fn plays_and_refuses_moves() {
         let mut s = session();
@@ -770,7 +967,7 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("engine's turn"), "{err}");
         // Take back returns to the person's turn.
-        s.play("e4", Duration::ZERO).unwrap();
+        s.play("e4", Duration::ZERO, Annotation::default()).unwrap();
         s.apply(Command::Undo {}, Duration::ZERO).unwrap();
         assert_eq!(s.moves().len(), 0);
     }
@@ -785,10 +982,16 @@ mod tests {
         .unwrap();
         assert_eq!(s.moves().len(), 3);
         let record = s.record();
-        assert_eq!(record, "# ultimo game\nopening startpos\nmoves e5 e4 d2\n");
+        assert!(
+            record.ends_with("\n\n1. e5 e4 2. d2 *\n"),
+            "the record is PGN: {record}"
+        );
         let mut t = session();
-        t.apply(Command::Load { text: record }, Duration::ZERO)
-            .unwrap();
+        t.apply(load_cmd(&record), Duration::ZERO).unwrap();
+        assert_eq!(t.moves(), s.moves());
+        // Old saved games still load.
+        let old = "# ultimo game\nopening startpos\nmoves e5 e4 d2\nresult *\n";
+        t.apply(load_cmd(old), Duration::ZERO).unwrap();
         assert_eq!(t.moves(), s.moves());
         let line = parse_record("e5 e4\n", GameName::Uttt).unwrap();
         assert_eq!(line, parse_game(GameName::Uttt, "", "e5 e4").unwrap());
@@ -815,11 +1018,170 @@ mod tests {
     }
 
     #[test]
+    fn saves_pgn_with_players_notes_and_set_up_positions() {
+        let mut s = Session::new(vec!["Ultimo".into(), "other".into()]);
+        s.apply(
+            cmd(r#"{"cmd":"mode","mode":"hve","human":"o","x":1,"limit":{"kind":"nodes","nodes":300}}"#),
+            Duration::ZERO,
+        )
+        .unwrap();
+        let note = pgn::MoveNote {
+            score: Some(pgn::Score::Cp(61)),
+            depth: Some(8),
+            time_ms: Some(100),
+        };
+        s.play("e5", Duration::ZERO, Annotation::note(note))
+            .unwrap();
+        s.play("e4", Duration::ZERO, Annotation::default()).unwrap();
+        let game = s.pgn();
+        let tags: Vec<&str> = game.tags.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            tags,
+            [
+                "Event",
+                "Site",
+                "Date",
+                "Round",
+                "White",
+                "Black",
+                "Result",
+                "Variant",
+                "TimeControl",
+                "Termination",
+                "PlyCount"
+            ]
+        );
+        assert_eq!(game.tag("White"), Some("other"));
+        assert_eq!(game.tag("Black"), Some("Human"));
+        assert_eq!(game.tag("Variant"), Some("Ultimate Tic-Tac-Toe"));
+        assert_eq!(game.tag("TimeControl"), Some("nodes=300"));
+        assert_eq!(game.tag("Termination"), Some("unterminated"));
+        assert_eq!(game.tag("Date").map(str::len), Some(10));
+        assert_eq!(game.movetext(), "1. e5 {+0.61/8 0.100s} 1... e4 *\n");
+        // It reads back with its note, and replays to the same position.
+        let text = s.record();
+        let read = pgn::read(&text, "saved.pgn").unwrap();
+        let replayed = Replayed::<rules::Position>::new(&read[0], "saved.pgn").unwrap();
+        assert_eq!(replayed.end.to_string(), s.shown_fen());
+        assert_eq!(replayed.annotations[0].note, note);
+        // Loaded, the note is kept (and saved again); a move played in the
+        // past drops the notes after it.
+        let mut t = session();
+        t.apply(load_cmd(&text), Duration::ZERO).unwrap();
+        assert_eq!(t.status, "game loaded: other - Human, *");
+        assert!(t.record().contains("1. e5 {+0.61/8 0.100s} 1... e4 *"));
+        t.mode = Mode::Hvh;
+        t.apply(cmd(r#"{"cmd":"goto","ply":0}"#), Duration::ZERO)
+            .unwrap();
+        t.apply(cmd(r#"{"cmd":"play","mv":"d5"}"#), Duration::ZERO)
+            .unwrap();
+        assert!(t.record().ends_with("\n\n1. d5 *\n"), "{}", t.record());
+        // Between people: Human - Human, no time control; a set-up
+        // position has SetUp and FEN, and an ended game its result.
+        let mut u = session();
+        u.mode = Mode::Hvh;
+        let fen = s.shown_fen();
+        let setup = serde_json::json!({ "cmd": "setup", "fen": fen });
+        u.apply(cmd(&setup.to_string()), Duration::ZERO).unwrap();
+        let game = u.pgn();
+        assert_eq!(game.tag("White"), Some("Human"));
+        assert_eq!(game.tag("TimeControl"), Some("-"));
+        assert_eq!(game.tag("SetUp"), Some("1"));
+        assert_eq!(game.tag("FEN"), Some(fen.as_str()));
+        // A game played to its end (the first legal move each time).
+        let mut pos = <rules::Position as crate::game::Notation>::startpos();
+        let mut moves = Vec::new();
+        while pos.outcome().is_none() {
+            let m = pos.legal_moves().iter().next().copied().unwrap();
+            moves.push(m.to_string());
+            pos.play(m);
+        }
+        let setup = serde_json::json!({ "cmd": "setup", "moves": moves.join(" ") });
+        u.apply(cmd(&setup.to_string()), Duration::ZERO).unwrap();
+        let game = u.pgn();
+        let result = PgnResult::from_outcome(pos.outcome());
+        assert_eq!(game.result, result);
+        assert_eq!(game.tag("Result"), Some(result.as_str()));
+        assert_eq!(game.tag("Termination"), Some("normal"));
+        assert_eq!(game.tag("PlyCount"), Some(moves.len().to_string().as_str()));
+        let read = pgn::read(&u.record(), "").unwrap();
+        let replayed = Replayed::<rules::Position>::new(&read[0], "").unwrap();
+        assert_eq!(replayed.end, pos);
+    }
+
+    #[test]
+    fn loads_pgn_of_both_games_and_refuses_broken_pgn() {
+        let mut s = session();
+        let uttt = "[Event \"m\"]\n[White \"base\"]\n[Black \"new\"]\n[Result \"*\"]\n\n\
+                    1. e5 {book} 1... e4 {+0.10/3 0.050s} 2. d2 *\n";
+        s.apply(load_cmd(uttt), Duration::ZERO).unwrap();
+        assert_eq!(s.moves(), ["e5", "e4", "d2"]);
+        assert_eq!(s.status, "game loaded: base - new, *");
+        assert!(
+            s.record()
+                .contains("1. e5 {book} 1... e4 {+0.10/3 0.050s} 2. d2 *")
+        );
+        // Movetext alone is PGN too, and several games: the first, or the
+        // one asked for.
+        let two = "1. e5 e4 *\n\n[Variant \"Super 1 al 5\"]\n\n1. e2e3 e7e6 *\n";
+        s.apply(load_cmd(two), Duration::ZERO).unwrap();
+        assert_eq!((s.line().game(), s.moves().len()), (GameName::Uttt, 2));
+        assert!(s.status.starts_with("game 1 of 2 loaded"), "{}", s.status);
+        let second = Command::Load {
+            text: two.to_string(),
+            name: "two.pgn".into(),
+            number: Some(2),
+        };
+        s.apply(second, Duration::ZERO).unwrap();
+        assert_eq!(s.line().game(), GameName::Super15);
+        assert_eq!(s.moves(), ["e2e3", "e7e6"]);
+        let version = s.version;
+        let fen = s.shown_fen();
+        let refused = |s: &mut Session, text: &str, name: &str, number| {
+            let command = Command::Load {
+                text: text.to_string(),
+                name: name.to_string(),
+                number,
+            };
+            s.apply(command, Duration::ZERO).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused(&mut s, two, "two.pgn", Some(3)),
+            "there is no game 3: the PGN holds 2 games"
+        );
+        assert_eq!(
+            refused(
+                &mut s,
+                "[Event \"x\"]\n[White \"a\n1. e5 *\n",
+                "bad.pgn",
+                None
+            ),
+            "bad.pgn:2: the tag's value is not closed with '\"'"
+        );
+        assert_eq!(
+            refused(&mut s, "[Event \"x\"]\n\n1. e5 a1 *\n", "", None),
+            "line 3: move 1... a1 is illegal: the move must be on the centre board"
+        );
+        let chess = "[Variant \"chess\"]\n\n1. e4 *\n";
+        let err = refused(&mut s, chess, "", None);
+        assert!(err.starts_with("line 1: the Variant 'chess'"), "{err}");
+        let err = refused(&mut s, "1. e5 e4 2. d2", "", None);
+        assert!(err.contains("do not end with a result"), "{err}");
+        assert_eq!(
+            (s.version, s.shown_fen()),
+            (version, fen),
+            "nothing changed"
+        );
+        assert!(is_pgn("e5 e4 *") && is_pgn("12. e5") && !is_pgn("e5 e4"));
+        assert!(!is_pgn("# ultimo game\nmoves e5\nresult 1-0\n"));
+    }
+
+    #[test]
     fn view_shows_the_board() {
         let mut s = session();
         s.mode = Mode::Hvh;
         for m in ["e5", "e4"] {
-            s.play(m, Duration::ZERO).unwrap();
+            s.play(m, Duration::ZERO, Annotation::default()).unwrap();
         }
         let v = serde_json::to_value(s.view()).unwrap();
         assert_eq!(v["cells"][4 * 9 + 4], "x");
@@ -844,7 +1206,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.clocks, [60000, 60000]);
-        s.play("e5", Duration::from_secs(5)).unwrap();
+        s.play("e5", Duration::from_secs(5), Annotation::default())
+            .unwrap();
         assert_eq!(s.clocks, [56000, 60000]);
     }
 
@@ -883,15 +1246,14 @@ mod tests {
         assert_eq!(v["side"], "o");
         // The record names the game, and loads back as it.
         let record = s.record();
-        assert_eq!(
-            record,
-            "# ultimo game\nvariant super15\nopening startpos\nmoves e2e3\n"
+        assert!(
+            record.contains("[Variant \"Super 1 al 5\"]\n") && record.ends_with("1. e2e3 *\n"),
+            "{record}"
         );
         s.apply(cmd(r#"{"cmd":"new","game":"uttt"}"#), Duration::ZERO)
             .unwrap();
         assert_eq!(s.line().game(), GameName::Uttt);
-        s.apply(Command::Load { text: record }, Duration::ZERO)
-            .unwrap();
+        s.apply(load_cmd(&record), Duration::ZERO).unwrap();
         assert_eq!(
             (s.line().game(), s.moves()),
             (GameName::Super15, vec!["e2e3".to_string()])

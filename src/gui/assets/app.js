@@ -503,6 +503,13 @@ function goto(ply) {
   });
 }
 
+// ultimo-YYYYMMDD-HHMMSS.pgn, in local time.
+function saveName(d) {
+  const two = (n) => String(n).padStart(2, "0");
+  return `ultimo-${d.getFullYear()}${two(d.getMonth() + 1)}${two(d.getDate())}-` +
+    `${two(d.getHours())}${two(d.getMinutes())}${two(d.getSeconds())}.pgn`;
+}
+
 function wire() {
   $("game").addEventListener("change", (e) => api({ cmd: "new", game: e.target.value }));
   for (const id of ["mode", "human", "x-engine", "o-engine", "limit-kind"]) $(id).addEventListener("change", sendMode);
@@ -524,18 +531,22 @@ function wire() {
     try { await navigator.clipboard.writeText(state.fen); say("FEN copied"); }
     catch (e) { $("fen").select(); say("select and copy the FEN (the browser refused)"); }
   });
+  // The server writes the PGN (state.record); the page only names the file.
   $("save").addEventListener("click", () => {
     const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([state.record], { type: "text/plain" }));
-    a.download = "ultimo-game.txt";
+    a.href = URL.createObjectURL(new Blob([state.record], { type: "application/x-chess-pgn" }));
+    a.download = saveName(new Date());
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   });
+  // A file or pasted text: PGN (its first game), a FEN or moves; the
+  // server reads it, and says on the status line why it cannot.
   $("load").addEventListener("change", async (e) => {
     const f = e.target.files[0];
-    if (f) api({ cmd: "load", text: await f.text() });
+    if (f) api({ cmd: "load", text: await f.text(), name: f.name });
     e.target.value = "";
   });
+  $("load-paste").addEventListener("click", () => api({ cmd: "load", text: $("load-text").value }));
   document.addEventListener("keydown", (e) => {
     if (!state || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target.tagName;
