@@ -527,6 +527,13 @@ impl<G: ArenaGame> Plan<G> {
         if shard.is_some() && sprt.is_some() {
             return Err(ArenaError::Conflict("--sprt", "--shard"));
         }
+        // Without a seed every shard would draw openings of its own.
+        if shard.is_some() && args.random_plies.is_some() && args.seed.is_none() {
+            return Err(ArenaError::Requires(
+                "--shard with --random-plies",
+                "--seed",
+            ));
+        }
         let settings = GameSettings {
             margin: clock::millis("--timemargin", args.timemargin)?,
             move_timeout: clock::millis("--move-timeout", args.move_timeout)?,
@@ -1663,6 +1670,13 @@ mod tests {
             union.extend((0..shard.run_games()).map(|i| key(shard.setup(i).unwrap())));
         }
         union.sort_by_key(|g| g.1);
+        // Shards without a seed would not share their openings.
+        let unseeded = MatchConfig {
+            seed: None,
+            ..config(Some("1/4"))
+        };
+        let err = Plan::<crate::rules::Position>::new(&unseeded).unwrap_err();
+        assert_eq!(err.to_string(), "--shard with --random-plies needs --seed");
         assert_eq!(union, all);
         // More shards than pairs: some play nothing.
         let empty = Plan::<crate::rules::Position>::new(&config(Some("8/8"))).unwrap();
