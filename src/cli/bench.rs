@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use super::{CliError, CliGame};
 use crate::display::score::score;
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Searcher};
+use super::datagen::EvalKind;
+use crate::net::Net;
+use crate::search::{Control, Evaluator, Limits, Options, Searcher};
+use std::sync::Arc;
 use crate::super15;
 
 /// The bench positions: the start, an opening, middle games, positions
@@ -59,10 +62,21 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench with `threads` threads, writing one line per position and
-/// last `<nodes> nodes <nps> nps`.
-pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    run_positions::<Position>(threads, &POSITIONS, out, |index, fen| {
+/// Runs the bench with `threads` threads, leaves valued by `eval`: writes
+/// the net's version and the evaluation, one line per position and last
+/// `<nodes> nodes <nps> nps`.
+pub fn run(
+    threads: usize,
+    eval: EvalKind,
+    out: &mut impl Write,
+) -> Result<BenchResult, CliError> {
+    let name = match eval {
+        EvalKind::Playout => "playout",
+        EvalKind::Net => "net",
+    };
+    writeln!(out, "net {} (eval {name})", Net::builtin().version())?;
+    let evaluator = super::datagen::evaluator(eval, None)?;
+    run_positions::<Position>(threads, &POSITIONS, evaluator, out, |index, fen| {
         fen.parse()
             .map_err(|source| CliError::BenchPosition { index, source })
     })
@@ -70,7 +84,7 @@ pub fn run(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError
 
 /// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`].
 pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    run_positions::<super15::Position>(threads, &SUPER15_POSITIONS, out, |_, fen| {
+    run_positions::<super15::Position>(threads, &SUPER15_POSITIONS, None, out, |_, fen| {
         fen.parse()
             .map_err(|source| super15::Position::fen_error(fen, source))
     })
@@ -81,6 +95,7 @@ pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, 
 fn run_positions<G: CliGame>(
     threads: usize,
     positions: &[&str],
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
     out: &mut impl Write,
     parse: impl Fn(usize, &str) -> Result<G, CliError>,
 ) -> Result<BenchResult, CliError> {
@@ -91,6 +106,7 @@ fn run_positions<G: CliGame>(
         ..Options::default()
     };
     let mut searcher = Searcher::new(options, G::startpos())?;
+    searcher.set_evaluator(evaluator);
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),
