@@ -85,11 +85,34 @@ fn bench_node_count_is_pinned() {
     let (code, out, _) = run(&["bench"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 1);
+    assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 2);
+    assert!(
+        lines[0].starts_with("net ") && lines[0].ends_with(" (eval playout)"),
+        "{out}"
+    );
     let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
     assert_eq!(last.len(), 4);
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "382994", "bench node count changed:\n{out}");
+}
+
+/// With the net at the leaves the bench is just as repeatable: two runs
+/// count the same nodes.
+#[test]
+fn bench_with_the_net_is_deterministic() {
+    let (code, first, err) = run(&["bench", "--eval", "net"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(first.starts_with("net ") && first.contains("(eval net)"), "{first}");
+    let (_, second, _) = run(&["bench", "--eval", "net"], "");
+    let nodes = |out: &str| out.lines().last().unwrap().split_whitespace().next().unwrap().to_owned();
+    assert_eq!(nodes(&first), nodes(&second));
+    // The same moves and scores too (times differ).
+    let moves = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| l.split(" time ").next().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(moves(&first), moves(&second));
 }
 
 /// `--time 0` is refused with a message that states the rule it breaks:

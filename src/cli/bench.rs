@@ -76,7 +76,8 @@ pub fn run(
     };
     writeln!(out, "net {} (eval {name})", Net::builtin().version())?;
     let evaluator = super::datagen::evaluator(eval, None)?;
-    run_positions::<Position>(threads, &POSITIONS, evaluator, out, |index, fen| {
+    let options = super::datagen::options_for(eval, options(threads));
+    run_positions::<Position>(options, &POSITIONS, evaluator, out, |index, fen| {
         fen.parse()
             .map_err(|source| CliError::BenchPosition { index, source })
     })
@@ -84,27 +85,31 @@ pub fn run(
 
 /// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`].
 pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    run_positions::<super15::Position>(threads, &SUPER15_POSITIONS, None, out, |_, fen| {
+    run_positions::<super15::Position>(options(threads), &SUPER15_POSITIONS, None, out, |_, fen| {
         fen.parse()
             .map_err(|source| super15::Position::fen_error(fen, source))
     })
 }
 
+/// The bench's search options.
+fn options(threads: usize) -> Options {
+    Options {
+        threads,
+        hash_mb: 64,
+        seed: 0,
+        ..Options::default()
+    }
+}
+
 /// Searches `positions` (read with `parse`, given the position's number
 /// from 1 and its FEN) as [`run`] describes.
 fn run_positions<G: CliGame>(
-    threads: usize,
+    options: Options,
     positions: &[&str],
     evaluator: Option<Arc<dyn Evaluator<G>>>,
     out: &mut impl Write,
     parse: impl Fn(usize, &str) -> Result<G, CliError>,
 ) -> Result<BenchResult, CliError> {
-    let options = Options {
-        threads,
-        hash_mb: 64,
-        seed: 0,
-        ..Options::default()
-    };
     let mut searcher = Searcher::new(options, G::startpos())?;
     searcher.set_evaluator(evaluator);
     let control = Control::new();

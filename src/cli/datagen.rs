@@ -25,6 +25,7 @@ use crate::net::Net;
 use crate::net::data::{self, GameRecord, PositionRecord, Writer};
 use crate::net::features::Planes;
 use crate::net::train::{self, Config};
+use crate::protocol::options::{EngineOptions, Eval};
 use crate::rules::Position;
 use crate::search::{Control, Evaluator, Limits, Options, Searcher};
 
@@ -81,6 +82,21 @@ pub fn evaluator(
             None => Arc::new(Net::builtin().clone()),
         }),
     })
+}
+
+/// The search options for `kind`: with the net, the engine's defaults for
+/// it (exploration, first-play urgency, expansion), as `Eval net` sets them.
+pub fn options_for(kind: EvalKind, options: Options) -> Options {
+    let eval = match kind {
+        EvalKind::Playout => Eval::Playout,
+        EvalKind::Net => Eval::Net,
+    };
+    EngineOptions {
+        search: options,
+        eval,
+        ..EngineOptions::default()
+    }
+    .search_options()
 }
 
 /// Plays game `index` of the run.
@@ -187,11 +203,14 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
             let tx = tx.clone();
             let (todo, next, stop, eval) = (&todo, &next, &stop, eval.clone());
             s.spawn(move || {
-                let options = Options {
-                    threads: 1,
-                    hash_mb: args.hash as usize,
-                    ..Options::default()
-                };
+                let options = options_for(
+                    args.eval,
+                    Options {
+                        threads: 1,
+                        hash_mb: args.hash as usize,
+                        ..Options::default()
+                    },
+                );
                 let mut searcher = match Searcher::new(options, Position::startpos()) {
                     Ok(s) => s,
                     Err(e) => {

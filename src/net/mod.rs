@@ -368,7 +368,13 @@ pub fn sigmoid(x: f32) -> f32 {
 }
 
 impl Evaluator<Position> for Net {
+    /// The net's value, except where the side to move can win the game at
+    /// once: then 1 (the net would have to learn that from few examples;
+    /// the rules know it for the price of a few table lookups).
     fn evaluate(&self, pos: &Position) -> f32 {
+        if pos.winning_move().is_some() {
+            return 1.0;
+        }
         self.evaluate_planes(&Planes::from_position(pos))
     }
 }

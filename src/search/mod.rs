@@ -108,6 +108,10 @@ pub struct Params {
     pub playout: Playout,
     /// Whether proven results propagate (MCTS-Solver).
     pub solver: bool,
+    /// With an evaluator: the weight of its value in a leaf's value, the
+    /// rest going to a playout's result from the leaf (1: the evaluator
+    /// alone, no playouts).
+    pub eval_weight: f32,
 }
 
 impl Default for Params {
@@ -118,6 +122,7 @@ impl Default for Params {
             expand_visits: 2,
             playout: Playout::Winning,
             solver: true,
+            eval_weight: 1.0,
         }
     }
 }

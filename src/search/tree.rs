@@ -429,7 +429,7 @@ impl<G: Game> Tree<G> {
                     played = true;
                     break match eval {
                         None => Leaf::Outcome(self.playout(pos, params)),
-                        Some(e) => self.evaluate(e, &pos),
+                        Some(e) => self.evaluate(e, &pos, params),
                     };
                 }
                 if let Some(proof) = self.nodes[idx].proof {
@@ -455,15 +455,22 @@ impl<G: Game> Tree<G> {
         self.backpropagate(leaf, newly_proven, played);
     }
 
-    /// The evaluator's value of `pos` as a [`Leaf::Value`] for the side to
-    /// move at the root, in score units. A value that is not a number
-    /// counts as a draw.
+    /// The evaluator's value of `pos` (mixed with a playout's result when
+    /// [`Params::eval_weight`] is below 1) as a [`Leaf::Value`] for the
+    /// side to move at the root, in score units. A value that is not a
+    /// number counts as a draw.
     #[inline]
-    fn evaluate(&self, eval: &dyn Evaluator<G>, pos: &G) -> Leaf {
+    fn evaluate(&mut self, eval: &dyn Evaluator<G>, pos: &G, params: &Params) -> Leaf {
         let v = eval.evaluate(pos);
-        let v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
+        let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
+        let side = pos.side_to_move();
+        if params.eval_weight < 1.0 {
+            let w = params.eval_weight.max(0.0);
+            let result = self.playout(*pos, params).verdict_for(side).score() as f32;
+            v = w * v + (1.0 - w) * result;
+        }
         let units = (v * (2 * self.unit) as f32).round() as u32;
-        if pos.side_to_move() == self.root_pos.side_to_move() {
+        if side == self.root_pos.side_to_move() {
             Leaf::Value(units)
         } else {
             Leaf::Value(2 * self.unit - units)
