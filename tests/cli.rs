@@ -102,13 +102,26 @@ fn bench_node_count_is_pinned() {
 fn bench_with_the_net_is_deterministic() {
     let (code, first, err) = run(&["bench", "--eval", "net"], "");
     assert_eq!(code, 0, "{err}");
-    assert!(first.starts_with("net ") && first.contains("(eval net)"), "{first}");
+    assert!(
+        first.starts_with("net ") && first.contains("(eval net)"),
+        "{first}"
+    );
     let (_, second, _) = run(&["bench", "--eval", "net"], "");
-    let nodes = |out: &str| out.lines().last().unwrap().split_whitespace().next().unwrap().to_owned();
-    assert_eq!(nodes(&first), nodes(&second));
-    // The same moves and scores too (times differ).
-    let moves = |out: &str| -> Vec<String> {
+    let nodes = |out: &str| {
         out.lines()
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(nodes(&first), nodes(&second));
+    // The same moves and scores too (times and speed differ).
+    let moves = |out: &str| -> Vec<String> {
+        let lines: Vec<&str> = out.lines().collect();
+        lines[..lines.len() - 1]
+            .iter()
             .filter_map(|l| l.split(" time ").next().map(str::to_owned))
             .collect()
     };
@@ -195,4 +208,32 @@ fn super15_play_through_a_pipe() {
     assert!(out.contains("\nUltimo plays "), "{out}");
     assert!(out.contains("b2b4 is not possible: "), "{out}");
     assert!(out.ends_with("Bye.\n"), "{out}");
+}
+
+/// `setoption name EvalFile` with a file that is not a net, or a net cut
+/// short: one error line each, and the engine keeps (and names) its
+/// built-in net and still plays with it.
+#[test]
+fn a_bad_net_file_keeps_the_builtin_net() {
+    let dir = std::env::temp_dir().join(format!("ultimo-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.nnue");
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.bin")).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let input = format!(
+        "uci\nsetoption name EvalFile value {}\nsetoption name EvalFile value Cargo.toml\n\
+         setoption name Eval value net\ngo nodes 300\nisready\nuci\nquit\n",
+        cut.display()
+    );
+    let (code, out, _) = run(&[], &input);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = out.lines().filter(|l| l.starts_with("id name")).collect();
+    assert_eq!(ids.len(), 2, "{out}");
+    assert_eq!(ids[0], ids[1], "the net is kept: {out}");
+    assert!(ids[0].contains("(net "), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("EvalFile: the net file has") && errors[0].contains("keeping net"));
+    assert!(errors[1].contains("EvalFile: not an Ultimo net file"));
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
 }

@@ -9,14 +9,14 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use super::datagen::EvalKind;
 use super::{CliError, CliGame};
 use crate::display::score::score;
-use crate::rules::Position;
-use super::datagen::EvalKind;
 use crate::net::Net;
+use crate::rules::Position;
 use crate::search::{Control, Evaluator, Limits, Options, Searcher};
-use std::sync::Arc;
 use crate::super15;
+use std::sync::Arc;
 
 /// The bench positions: the start, an opening, middle games, positions
 /// where the side to move may play anywhere, and near-end positions.
@@ -65,11 +65,7 @@ impl BenchResult {
 /// Runs the bench with `threads` threads, leaves valued by `eval`: writes
 /// the net's version and the evaluation, one line per position and last
 /// `<nodes> nodes <nps> nps`.
-pub fn run(
-    threads: usize,
-    eval: EvalKind,
-    out: &mut impl Write,
-) -> Result<BenchResult, CliError> {
+pub fn run(threads: usize, eval: EvalKind, out: &mut impl Write) -> Result<BenchResult, CliError> {
     let name = match eval {
         EvalKind::Playout => "playout",
         EvalKind::Net => "net",

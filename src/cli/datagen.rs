@@ -176,7 +176,11 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     let done: HashSet<u64> = contents.games.iter().map(|g| g.index).collect();
     let todo: Vec<u64> = (0..args.games).filter(|i| !done.contains(i)).collect();
     let had = args.games - todo.len() as u64;
-    let mut positions: u64 = contents.games.iter().map(|g| g.positions.len() as u64).sum();
+    let mut positions: u64 = contents
+        .games
+        .iter()
+        .map(|g| g.positions.len() as u64)
+        .sum();
     if todo.is_empty() {
         writeln!(
             stderr,
@@ -302,7 +306,7 @@ pub struct TrainArgs {
 
 /// Runs `ultimo train`.
 pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
-    if !(0.0..=1.0).contains(&args.lambda) || !(args.lr > 0.0 && args.lr < 1.0) {
+    if !((0.0..=1.0).contains(&args.lambda) && args.lr > 0.0 && args.lr < 1.0) {
         return Err(CliError::TrainSettings);
     }
     let start_net = args.init.as_ref().map(|f| Net::load(f)).transpose()?;
@@ -336,26 +340,20 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     )?;
     let start = Instant::now();
     let mut io_error = None;
-    let trainer = train::train(
-        &train_set,
-        &valid,
-        &config,
-        start_net.as_ref(),
-        &mut |e| {
-            let r = writeln!(
-                out,
-                "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  {:.0} s",
-                e.epoch,
-                e.train_loss,
-                e.valid_loss,
-                e.valid_mse,
-                start.elapsed().as_secs_f64()
-            );
-            if let Err(e) = r {
-                io_error.get_or_insert(e);
-            }
-        },
-    );
+    let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
+        let r = writeln!(
+            out,
+            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  {:.0} s",
+            e.epoch,
+            e.train_loss,
+            e.valid_loss,
+            e.valid_mse,
+            start.elapsed().as_secs_f64()
+        );
+        if let Err(e) = r {
+            io_error.get_or_insert(e);
+        }
+    });
     if let Some(e) = io_error {
         return Err(e.into());
     }

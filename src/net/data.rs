@@ -329,7 +329,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Contents, DataError> {
             break;
         };
         let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-        if len > MAX_BODY || len < 12 {
+        if !(12..=MAX_BODY).contains(&len) {
             return Err(bad(at as u64, Flaw::Length(len)));
         }
         let end = at + 4 + len as usize + 4;
@@ -486,7 +486,10 @@ mod tests {
         let path = temp("bad.bin");
         std::fs::write(&path, b"hello, world, this is text").unwrap();
         let e = Writer::open(&path).err().unwrap().to_string();
-        assert!(e.ends_with("at byte 0: it does not start with UTTTDATA"), "{e}");
+        assert!(
+            e.ends_with("at byte 0: it does not start with UTTTDATA"),
+            "{e}"
+        );
         assert_eq!(std::fs::read(&path).unwrap(), b"hello, world, this is text");
         let mut bytes = header().to_vec();
         bytes.extend(encode(&game(0)));
@@ -496,7 +499,9 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let e = read(&path).err().unwrap().to_string();
         assert!(
-            e.ends_with(&format!("at byte {second}: the record's checksum does not match")),
+            e.ends_with(&format!(
+                "at byte {second}: the record's checksum does not match"
+            )),
             "{e}"
         );
         let mut v2 = header();

@@ -21,9 +21,9 @@
 //! move's half only.
 
 use crate::game::Player;
-use crate::rules::{Position, board_bits, is_line};
+use crate::rules::{Position, board_bits, completing, is_line};
 
-use super::{FEATURES, HIDDEN, Net};
+use super::{DYNAMIC, FEATURES, HIDDEN, Net};
 
 /// A position as the net sees it: each player's marks, the side to move
 /// and the board to play on. Won and drawn boards follow from the marks.
@@ -124,6 +124,48 @@ impl Planes {
         push(won[me] as u128, 162);
         push(won[them] as u128, 171);
         push(drawn as u128, 180);
+        n
+    }
+
+    /// The dynamic features from `view`'s side (they may turn off again,
+    /// so they are not in the accumulator), in increasing order, into
+    /// `out`; returns how many. Of the open boards (not won, not full):
+    ///
+    /// | index | feature |
+    /// |---|---|
+    /// | 0-8 | I can win board `i` with one move |
+    /// | 9-17 | the other player can win board `i - 9` with one move |
+    /// | 18-26 | winning board `i - 18` would give me three boards in a row |
+    /// | 27-35 | winning board `i - 27` would give the other player three in a row |
+    pub fn dynamic(&self, view: Player, out: &mut [u8; DYNAMIC]) -> usize {
+        let (won, drawn) = self.boards();
+        let closed = won[0] | won[1] | drawn;
+        let (me, them) = (view.index(), view.opponent().index());
+        let mut threats = [0u16; 2];
+        for b in (0..9).filter(|b| closed >> b & 1 == 0) {
+            let empty = !(board9(self.marks[0], b) | board9(self.marks[1], b)) & 0x1ff;
+            for (p, t) in threats.iter_mut().enumerate() {
+                if completing(board9(self.marks[p], b)) & empty != 0 {
+                    *t |= 1 << b;
+                }
+            }
+        }
+        let open = !closed & 0x1ff;
+        let groups = [
+            threats[me],
+            threats[them],
+            completing(won[me]) & open,
+            completing(won[them]) & open,
+        ];
+        let mut n = 0;
+        for (g, bits) in groups.into_iter().enumerate() {
+            for b in 0..9 {
+                if bits >> b & 1 == 1 {
+                    out[n] = (9 * g + b) as u8;
+                    n += 1;
+                }
+            }
+        }
         n
     }
 
@@ -311,14 +353,14 @@ mod tests {
         // A symmetry maps lines to lines, so won boards map to won boards.
         for (pos, _) in random_positions(500, 8) {
             let planes = Planes::from_position(&pos);
-            for s in 0..8 {
+            for (s, sym) in SYMMETRY.iter().enumerate() {
                 let t = planes.transform(s);
                 let (won, drawn) = planes.boards();
                 let (twon, tdrawn) = t.boards();
                 let map = |m: u16| -> u16 {
                     (0..9)
                         .filter(|&b| m >> b & 1 == 1)
-                        .map(|b| 1u16 << SYMMETRY[s][b])
+                        .map(|b| 1u16 << sym[b])
                         .sum()
                 };
                 assert_eq!(twon, [map(won[0]), map(won[1])]);

@@ -7,13 +7,14 @@
 //! ```text
 //! 189 sparse binary features per view (features.rs)
 //!   -> 64 sums per view (the accumulator, updated per move)
-//!   -> side to move's 64 (+ the row of the board to play on), other's 64,
-//!      each clipped to [0, 1]                                    (128)
+//!   -> + the rows of 36 dynamic features (threats) per view, and for the
+//!      side to move the row of the board to play on; side to move's 64,
+//!      other's 64, each clipped to [0, 1]                         (128)
 //!   -> 32, clipped to [0, 1]
 //!   -> 1, sigmoid: the expected score of the side to move (win 1, draw 1/2)
 //! ```
 //!
-//! About 17,000 weights in `f32` (68 KB); inference is plain Rust over
+//! About 19,000 weights in `f32` (76 KB); inference is plain Rust over
 //! fixed-size arrays, which the compiler vectorizes. The net implements
 //! [`Evaluator`], the search's seam for valuing leaves without playouts.
 //!
@@ -25,7 +26,7 @@
 //! |---|---|
 //! | 8 | magic `UTTTNNUE` |
 //! | 4 | format version, 1 |
-//! | 4 x 3 | features, hidden size, second hidden size: 189, 64, 32 |
+//! | 4 x 3 | features, hidden size, second hidden size: 225, 64, 32 |
 //! | 16 | the net's name, ASCII, padded with zero bytes |
 //! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |
 //! | 4 | FNV-1a (32-bit) of every byte before it |
@@ -42,13 +43,15 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::game::Player;
 use crate::rules::Position;
 use crate::search::Evaluator;
 use features::{Accumulator, Planes};
 
-/// Input features per view.
+/// Input features per view kept in the accumulator.
 pub const FEATURES: usize = 189;
+/// Dynamic input features per view (threats; see
+/// [`features::Planes::dynamic`]), added at evaluation time.
+pub const DYNAMIC: usize = 36;
 /// Values of the board to play on (0-8, 9 for any).
 pub const TARGETS: usize = 10;
 /// First hidden layer, per view.
@@ -58,16 +61,18 @@ pub const HIDDEN2: usize = 32;
 
 /// Offsets of each tensor in the flat weight vector ([`Net::to_flat`]).
 pub mod layout {
-    use super::{FEATURES, HIDDEN, HIDDEN2, TARGETS};
+    use super::{DYNAMIC, FEATURES, HIDDEN, HIDDEN2, TARGETS};
     /// First layer, `FEATURES x HIDDEN`, one row per feature.
     pub const W1: usize = 0;
     /// First layer's bias.
     pub const B1: usize = W1 + FEATURES * HIDDEN;
     /// Rows of the board to play on, `TARGETS x HIDDEN`.
     pub const WT: usize = B1 + HIDDEN;
+    /// Rows of the dynamic features, `DYNAMIC x HIDDEN`.
+    pub const WD: usize = WT + TARGETS * HIDDEN;
     /// Second layer, `2 HIDDEN x HIDDEN2`, one row per input (side to
     /// move's half first).
-    pub const W2: usize = WT + TARGETS * HIDDEN;
+    pub const W2: usize = WD + DYNAMIC * HIDDEN;
     /// Second layer's bias.
     pub const B2: usize = W2 + 2 * HIDDEN * HIDDEN2;
     /// Output weights.
@@ -118,7 +123,7 @@ pub enum NetError {
     /// The file's layer sizes are not this engine's.
     #[error(
         "the net has layers {found:?}; this engine's are {:?}",
-        [FEATURES, HIDDEN, HIDDEN2]
+        [FEATURES + DYNAMIC, HIDDEN, HIDDEN2]
     )]
     Shape {
         /// Features, hidden, second hidden in the file.
@@ -169,6 +174,8 @@ pub struct Net {
     pub(crate) b1: [f32; HIDDEN],
     /// Rows of the board to play on.
     wt: Box<[[f32; HIDDEN]; TARGETS]>,
+    /// Rows of the dynamic features.
+    wd: Box<[[f32; HIDDEN]; DYNAMIC]>,
     /// Second layer, one row per input.
     w2: Box<[[f32; HIDDEN2]; 2 * HIDDEN]>,
     b2: [f32; HIDDEN2],
@@ -188,6 +195,7 @@ impl Net {
         };
         let w1 = Box::new(std::array::from_fn(|f| rows(layout::W1, f)));
         let wt = Box::new(std::array::from_fn(|t| rows(layout::WT, t)));
+        let wd = Box::new(std::array::from_fn(|t| rows(layout::WD, t)));
         let w2 = Box::new(std::array::from_fn(|i| {
             std::array::from_fn(|j| flat[layout::W2 + i * HIDDEN2 + j])
         }));
@@ -200,6 +208,7 @@ impl Net {
             w1,
             b1: std::array::from_fn(|j| flat[layout::B1 + j]),
             wt,
+            wd,
             w2,
             b2: std::array::from_fn(|j| flat[layout::B2 + j]),
             w3: std::array::from_fn(|j| flat[layout::W3 + j]),
@@ -218,6 +227,7 @@ impl Net {
         v.extend(self.w1.iter().flatten());
         v.extend(&self.b1);
         v.extend(self.wt.iter().flatten());
+        v.extend(self.wd.iter().flatten());
         v.extend(self.w2.iter().flatten());
         v.extend(&self.b2);
         v.extend(&self.w3);
@@ -246,7 +256,7 @@ impl Net {
         let mut out = Vec::with_capacity(FILE_LEN);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        for n in [FEATURES, HIDDEN, HIDDEN2] {
+        for n in [FEATURES + DYNAMIC, HIDDEN, HIDDEN2] {
             out.extend_from_slice(&(n as u32).to_le_bytes());
         }
         let mut name = [0u8; 16];
@@ -278,7 +288,7 @@ impl Net {
         let [Some(f), Some(h), Some(h2)] = shape else {
             return Err(NetError::Length { found: bytes.len() });
         };
-        if [f, h, h2] != [FEATURES as u32, HIDDEN as u32, HIDDEN2 as u32] {
+        if [f, h, h2] != [(FEATURES + DYNAMIC) as u32, HIDDEN as u32, HIDDEN2 as u32] {
             return Err(NetError::Shape { found: [f, h, h2] });
         }
         if bytes.len() != FILE_LEN {
@@ -324,15 +334,24 @@ impl Net {
 
     /// The output before the sigmoid, from up-to-date sums.
     #[inline]
-    pub fn logit(&self, acc: &Accumulator, side: Player, target: u8) -> f32 {
-        let mut hidden = [0f32; 2 * HIDDEN];
-        let (us, them) = hidden.split_at_mut(HIDDEN);
-        let row = &self.wt[(target as usize).min(TARGETS - 1)];
-        let mine = &acc.sums[side.index()];
-        for ((h, &s), &t) in us.iter_mut().zip(mine).zip(row) {
-            *h = (s + t).clamp(0.0, 1.0);
+    pub fn logit(&self, acc: &Accumulator, planes: &Planes) -> f32 {
+        let side = planes.side;
+        let mut views = [acc.sums[side.index()], acc.sums[side.opponent().index()]];
+        let row = &self.wt[(planes.target as usize).min(TARGETS - 1)];
+        for (s, &t) in views[0].iter_mut().zip(row) {
+            *s += t;
         }
-        for (h, &s) in them.iter_mut().zip(&acc.sums[side.opponent().index()]) {
+        let mut dynamic = [0u8; DYNAMIC];
+        for (sums, view) in views.iter_mut().zip([side, side.opponent()]) {
+            let n = planes.dynamic(view, &mut dynamic);
+            for &f in &dynamic[..n] {
+                for (s, &w) in sums.iter_mut().zip(&self.wd[f as usize]) {
+                    *s += w;
+                }
+            }
+        }
+        let mut hidden = [0f32; 2 * HIDDEN];
+        for (h, &s) in hidden.iter_mut().zip(views.iter().flatten()) {
             *h = s.clamp(0.0, 1.0);
         }
         let mut second = self.b2;
@@ -351,7 +370,7 @@ impl Net {
     /// The expected score of the side to move, from up-to-date sums.
     #[inline]
     pub fn value(&self, acc: &Accumulator, planes: &Planes) -> f32 {
-        sigmoid(self.logit(acc, planes.side, planes.target))
+        sigmoid(self.logit(acc, planes))
     }
 
     /// The expected score of the side to move in `planes`, from scratch.

@@ -45,7 +45,7 @@ fn bad_files_say_why() {
     );
     let mut shape = bytes.clone();
     shape[16] = 128;
-    assert!(err(&shape).starts_with("the net has layers [189, 128, 32]"));
+    assert!(err(&shape).starts_with("the net has layers [225, 128, 32]"));
     // A NaN weight with a matching checksum.
     let mut nan = bytes.clone();
     nan[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&f32::NAN.to_le_bytes());
@@ -53,7 +53,11 @@ fn bad_files_say_why() {
     nan[FILE_LEN - 4..].copy_from_slice(&sum.to_le_bytes());
     assert!(err(&nan).starts_with("the net file is corrupt: weight 0 is NaN"));
     let missing = Net::load(Path::new("/nonexistent/net.bin")).unwrap_err();
-    assert!(missing.to_string().starts_with("cannot read /nonexistent/net.bin"));
+    assert!(
+        missing
+            .to_string()
+            .starts_with("cannot read /nonexistent/net.bin")
+    );
 }
 
 #[test]

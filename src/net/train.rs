@@ -22,8 +22,8 @@ use rand::{Rng, SeedableRng};
 
 use super::data::GameRecord;
 use super::features::{MAX_ACTIVE, Planes};
-use super::layout::{B1, B2, B3, LEN, W1, W2, W3, WT};
-use super::{HIDDEN, HIDDEN2, Net, sigmoid};
+use super::layout::{B1, B2, B3, LEN, W1, W2, W3, WD, WT};
+use super::{DYNAMIC, HIDDEN, HIDDEN2, Net, sigmoid};
 use crate::game::Outcome;
 
 /// One training position.
@@ -116,6 +116,8 @@ fn bce(y: f32, t: f32) -> f64 {
 struct Pass {
     feats: [[u16; MAX_ACTIVE]; 2],
     counts: [usize; 2],
+    dynamic: [[u8; DYNAMIC]; 2],
+    dyn_counts: [usize; 2],
     z1: [[f32; HIDDEN]; 2],
     a1: [f32; 2 * HIDDEN],
     z2: [f32; HIDDEN2],
@@ -178,6 +180,8 @@ impl Trainer {
         let mut pass = Pass {
             feats: [[0; MAX_ACTIVE]; 2],
             counts: [0; 2],
+            dynamic: [[0; DYNAMIC]; 2],
+            dyn_counts: [0; 2],
             z1: [[0.0; HIDDEN]; 2],
             a1: [0.0; 2 * HIDDEN],
             z2: [0.0; HIDDEN2],
@@ -199,6 +203,15 @@ impl Trainer {
         let row = &p[WT + t * HIDDEN..][..HIDDEN];
         for (z, w) in pass.z1[0].iter_mut().zip(row) {
             *z += w;
+        }
+        for (v, view) in views.into_iter().enumerate() {
+            pass.dyn_counts[v] = planes.dynamic(view, &mut pass.dynamic[v]);
+            for &f in &pass.dynamic[v][..pass.dyn_counts[v]] {
+                let row = &p[WD + f as usize * HIDDEN..][..HIDDEN];
+                for (z, w) in pass.z1[v].iter_mut().zip(row) {
+                    *z += w;
+                }
+            }
         }
         for v in 0..2 {
             for k in 0..HIDDEN {
@@ -266,10 +279,16 @@ impl Trainer {
         for (gw, d) in g[WT + t * HIDDEN..][..HIDDEN].iter_mut().zip(&dz1[0]) {
             *gw += d;
         }
-        for v in 0..2 {
+        for (v, dz) in dz1.iter().enumerate() {
             for &f in &pass.feats[v][..pass.counts[v]] {
                 let row = &mut g[W1 + f as usize * HIDDEN..][..HIDDEN];
-                for (gw, d) in row.iter_mut().zip(&dz1[v]) {
+                for (gw, d) in row.iter_mut().zip(dz) {
+                    *gw += d;
+                }
+            }
+            for &f in &pass.dynamic[v][..pass.dyn_counts[v]] {
+                let row = &mut g[WD + f as usize * HIDDEN..][..HIDDEN];
+                for (gw, d) in row.iter_mut().zip(dz) {
                     *gw += d;
                 }
             }
@@ -323,7 +342,8 @@ pub fn split(games: &[GameRecord], lambda: f32, seed: u64) -> (Vec<Sample>, Vec<
     } else {
         0
     };
-    let pick = |idx: &[usize]| -> Vec<GameRecord> { idx.iter().map(|&i| games[i].clone()).collect() };
+    let pick =
+        |idx: &[usize]| -> Vec<GameRecord> { idx.iter().map(|&i| games[i].clone()).collect() };
     let valid = samples(&pick(&order[..held]), lambda);
     let train = samples(&pick(&order[held..]), lambda);
     (train, valid)
@@ -416,7 +436,15 @@ mod tests {
     #[test]
     fn gradients_match_finite_differences() {
         let mut trainer = Trainer::new(5);
-        let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+        // A position where both sides have threats on some boards.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let mut pos = Position::startpos();
+        let mut dynamic = [0u8; DYNAMIC];
+        while Planes::from_position(&pos).dynamic(pos.side_to_move(), &mut dynamic) < 2 {
+            let m = pos.random_move(&mut rng).unwrap();
+            pos.play(m);
+            assert!(!pos.is_over());
+        }
         let sample = Sample {
             planes: Planes::from_position(&pos),
             target: 0.8,
@@ -430,7 +458,18 @@ mod tests {
             sample.planes.features(sample.planes.side, &mut f);
             f[0] as usize
         };
-        for i in [W1 + feats * HIDDEN + 3, B1 + 5, WT + 3 * HIDDEN + 1, W2 + 7, B2 + 2, W3 + 4, B3] {
+        sample.planes.dynamic(sample.planes.side, &mut dynamic);
+        let wd = WD + dynamic[0] as usize * HIDDEN + 2;
+        for i in [
+            W1 + feats * HIDDEN + 3,
+            B1 + 5,
+            WT + 3 * HIDDEN + 1,
+            wd,
+            W2 + 7,
+            B2 + 2,
+            W3 + 4,
+            B3,
+        ] {
             let h = 1e-3;
             let mut plus = Trainer::from_params(trainer.params.clone());
             plus.params[i] += h;
@@ -456,11 +495,12 @@ mod tests {
             let mut pos = Position::startpos();
             for _ in 0..(rng.next_u32() % 20) {
                 match pos.random_move(&mut rng) {
-                    Some(m) if !{
-                        let mut p = pos;
-                        p.play(m);
-                        p.is_over()
-                    } =>
+                    Some(m)
+                        if !{
+                            let mut p = pos;
+                            p.play(m);
+                            p.is_over()
+                        } =>
                     {
                         pos.play(m)
                     }

@@ -21,14 +21,14 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use command::{Command, CommandError, Go, Query};
-use options::{Eval, EngineOptions, OptionError};
+use options::{EngineOptions, Eval, OptionError};
 use thiserror::Error;
 
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::score;
-use crate::rules::Position;
 use crate::net::{Net, NetError};
+use crate::rules::Position;
 use crate::search::{
     Clock, Control, Evaluator, Limits, Line, Options as SearchOptions, Report, SearchError,
     Searcher,

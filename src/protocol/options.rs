@@ -50,7 +50,7 @@ pub const NET_EXPLORATION: i64 = 50;
 pub const NET_FPU: i64 = 110;
 
 /// The net's default weight in a leaf's value, in hundredths.
-pub const NET_WEIGHT: i64 = 100;
+pub const NET_WEIGHT: i64 = 50;
 
 /// The value of the EvalFile option that stands for the built-in net.
 pub const BUILTIN_NET: &str = "builtin";
@@ -195,11 +195,7 @@ const SPECS: &[Spec] = &[
     Spec {
         name: "Eval",
         kind: Kind::Combo(&["playout", "net"], |o, v| {
-            o.eval = if v == "net" {
-                Eval::Net
-            } else {
-                Eval::Playout
-            }
+            o.eval = if v == "net" { Eval::Net } else { Eval::Playout }
         }),
         default: "playout",
     },
@@ -223,7 +219,7 @@ const SPECS: &[Spec] = &[
     Spec {
         name: "NetWeight",
         kind: spin(0, 100, |o, v| o.net_weight = v as f32 / 100.0),
-        default: "100",
+        default: "50",
     },
     Spec {
         name: "RandomMove",
