@@ -78,7 +78,7 @@ use crate::game::{ChildCount, Game, Verdict};
 /// of playouts ([`Searcher::set_evaluator`]).
 ///
 /// The search sees positions only through [`Game`], so an evaluator works
-/// for any game; Ultimate Tic-Tac-Toe's learned one is in `crate::net`.
+/// for any game; Ultimate Tic-Tac-Toe's learned one is the `net` module's.
 pub trait Evaluator<G: Game>: Send + Sync {
     /// The expected score of the side to move in `pos` (win 1, draw 1/2,
     /// loss 0), in [0, 1]. Called only on positions that are not over.
