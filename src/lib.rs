@@ -17,6 +17,9 @@
 //!   with per-move notes, and replayed with the rules of either game.
 //! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
 //!   only; no I/O.
+//! - [`net`]: Ultimate Tic-Tac-Toe's learned evaluation: the net (an
+//!   [`search::Evaluator`]), its weights file, self-play data files and the
+//!   trainer.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
 //!   and the terminal policy.
 //! - [`review`]: whole-game analysis: every position searched, every move
@@ -37,6 +40,7 @@ pub mod cli;
 pub mod display;
 pub mod game;
 pub mod gui;
+pub mod net;
 pub mod notation;
 pub mod pgn;
 pub mod protocol;

@@ -85,11 +85,47 @@ fn bench_node_count_is_pinned() {
     let (code, out, _) = run(&["bench"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 1);
+    assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 2);
+    assert!(
+        lines[0].starts_with("net ") && lines[0].ends_with(" (eval playout)"),
+        "{out}"
+    );
     let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
     assert_eq!(last.len(), 4);
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "382994", "bench node count changed:\n{out}");
+}
+
+/// With the net at the leaves the bench is just as repeatable: two runs
+/// count the same nodes.
+#[test]
+fn bench_with_the_net_is_deterministic() {
+    let (code, first, err) = run(&["bench", "--eval", "net"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        first.starts_with("net ") && first.contains("(eval net)"),
+        "{first}"
+    );
+    let (_, second, _) = run(&["bench", "--eval", "net"], "");
+    let nodes = |out: &str| {
+        out.lines()
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(nodes(&first), nodes(&second));
+    // The same moves and scores too (times and speed differ).
+    let moves = |out: &str| -> Vec<String> {
+        let lines: Vec<&str> = out.lines().collect();
+        lines[..lines.len() - 1]
+            .iter()
+            .filter_map(|l| l.split(" time ").next().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(moves(&first), moves(&second));
 }
 
 /// `--time 0` is refused with a message that states the rule it breaks:
@@ -172,4 +208,32 @@ fn super15_play_through_a_pipe() {
     assert!(out.contains("\nUltimo plays "), "{out}");
     assert!(out.contains("b2b4 is not possible: "), "{out}");
     assert!(out.ends_with("Bye.\n"), "{out}");
+}
+
+/// `setoption name EvalFile` with a file that is not a net, or a net cut
+/// short: one error line each, and the engine keeps (and names) its
+/// built-in net and still plays with it.
+#[test]
+fn a_bad_net_file_keeps_the_builtin_net() {
+    let dir = std::env::temp_dir().join(format!("ultimo-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.nnue");
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.bin")).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let input = format!(
+        "uci\nsetoption name EvalFile value {}\nsetoption name EvalFile value Cargo.toml\n\
+         setoption name Eval value net\ngo nodes 300\nisready\nuci\nquit\n",
+        cut.display()
+    );
+    let (code, out, _) = run(&[], &input);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = out.lines().filter(|l| l.starts_with("id name")).collect();
+    assert_eq!(ids.len(), 2, "{out}");
+    assert_eq!(ids[0], ids[1], "the net is kept: {out}");
+    assert!(ids[0].contains("(net "), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("EvalFile: the net file has") && errors[0].contains("keeping net"));
+    assert!(errors[1].contains("EvalFile: not an Ultimo net file"));
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
 }

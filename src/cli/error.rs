@@ -117,6 +117,15 @@ pub enum CliError {
     /// The match runner failed.
     #[error(transparent)]
     Arena(#[from] ArenaError),
+    /// A data file cannot be read or written.
+    #[error(transparent)]
+    Data(#[from] crate::net::data::DataError),
+    /// A net file cannot be read or written.
+    #[error(transparent)]
+    Net(#[from] crate::net::NetError),
+    /// `train` settings out of range.
+    #[error("train: --lambda must be between 0 and 1 and --lr between 0 and 1 (exclusive)")]
+    TrainSettings,
 }
 
 /// A command-line value that clap's parsers refuse. Clap accepts any

@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod datagen;
 mod error;
 pub mod match_cmd;
 pub mod play;
@@ -104,7 +105,25 @@ enum Command {
         /// The game (its own positions)
         #[arg(long, value_enum, default_value_t)]
         game: GameKind,
+        /// How leaves are valued (Ultimate Tic-Tac-Toe; Super 1 al 5 has
+        /// only playouts)
+        #[arg(long, value_enum, default_value_t = datagen::EvalKind::Playout)]
+        eval: datagen::EvalKind,
     },
+    /// Self-play games for training the net, into a data file
+    ///
+    /// Each game opens with random plies (seeded by --seed plus the game's
+    /// number), then the engine searches every move with --nodes
+    /// iterations; every searched position is recorded with the search's
+    /// value, its visits per move and the game's result. Runs on all cores.
+    /// Stopped or out of disk space? Run the same command again: the file
+    /// is checked, an incomplete last game cut off, and the rest played.
+    Datagen(datagen::DatagenArgs),
+    /// Train a net on datagen's files and write its weights file
+    ///
+    /// Hand-written and single-threaded, so the same data, settings and
+    /// seed give the same file. Prints the losses after every epoch.
+    Train(datagen::TrainArgs),
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
     /// Prints one line per root move with --divide, then the time and
@@ -246,13 +265,19 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
-        Some(Command::Bench { threads, game }) => {
+        Some(Command::Bench {
+            threads,
+            game,
+            eval,
+        }) => {
             let mut out = io::stdout().lock();
             match game {
-                GameKind::Uttt => bench::run(threads as usize, &mut out).map(|_| ()),
+                GameKind::Uttt => bench::run(threads as usize, eval, &mut out).map(|_| ()),
                 GameKind::Super15 => bench::run_super15(threads as usize, &mut out).map(|_| ()),
             }
         }
+        Some(Command::Datagen(args)) => datagen::datagen(&args),
+        Some(Command::Train(args)) => datagen::train_cmd(&args),
         Some(Command::Perft {
             depth,
             game,

@@ -21,14 +21,19 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use command::{Command, CommandError, Go, Query};
-use options::{EngineOptions, OptionError};
+use options::{EngineOptions, Eval, OptionError};
 use thiserror::Error;
 
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::score;
+use crate::net::{Net, NetError};
 use crate::rules::Position;
-use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
+use crate::search::{
+    Clock, Control, Evaluator, Limits, Line, Options as SearchOptions, Report, SearchError,
+    Searcher,
+};
+use std::path::Path;
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -64,6 +69,15 @@ pub enum ProtocolError<G: Notation = Position> {
     /// `perft` could not write its report.
     #[error("perft: {0}")]
     Perft(io::Error),
+    /// `setoption name EvalFile` with a file that is no net; the engine
+    /// keeps the net it has.
+    #[error("EvalFile: {source}; keeping net {kept}")]
+    NetFile {
+        /// Why the file cannot be used.
+        source: NetError,
+        /// The version of the net kept.
+        kept: String,
+    },
     /// `setoption name Game` with a name that is no game.
     #[error("setoption: Game must be one of {names}, got '{0}'", names = game_names())]
     UnknownGame(String),
@@ -168,6 +182,34 @@ pub fn run(
     }
 }
 
+/// A net and its version.
+pub type LoadedNet<G> = (Arc<dyn Evaluator<G>>, String);
+
+/// A game as the protocol loop plays it: its board and, where it has one,
+/// its learned evaluation.
+pub trait EngineGame: Board {
+    /// The game's net, built in (`file` is `None`) or from a file; `None`
+    /// for a game without one (it keeps playouts).
+    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError>;
+}
+
+impl EngineGame for Position {
+    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
+        let net = match file {
+            Some(f) => Net::load(f)?,
+            None => Net::builtin().clone(),
+        };
+        let version = net.version();
+        Ok(Some((Arc::new(net), version)))
+    }
+}
+
+impl EngineGame for crate::super15::Position {
+    fn net(_: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
+        Ok(None)
+    }
+}
+
 /// A search running on its own thread.
 struct Running<G: Board> {
     control: Arc<Control>,
@@ -177,10 +219,12 @@ struct Running<G: Board> {
 }
 
 /// The engine's state between lines, for one game.
-pub struct Engine<G: Board = Position> {
+pub struct Engine<G: EngineGame = Position> {
     out: Output,
     pos: G,
     options: EngineOptions,
+    /// The game's net, if it has one.
+    net: Option<LoadedNet<G>>,
     /// The searcher, while no search holds it.
     searcher: Option<Searcher<G>>,
     running: Option<Running<G>>,
@@ -191,24 +235,61 @@ pub struct Engine<G: Board = Position> {
     random_draws: u64,
 }
 
-impl<G: Board> Engine<G> {
+impl<G: EngineGame> Engine<G> {
     /// An engine at the start position with default options.
     pub fn new(out: Output) -> Result<Engine<G>, ProtocolError> {
         Engine::with_options(out, EngineOptions::default())
     }
 
     /// An engine at the start position with these options.
-    pub fn with_options(out: Output, options: EngineOptions) -> Result<Engine<G>, ProtocolError> {
-        let searcher = Searcher::new(options.search.clone(), G::startpos())?;
-        Ok(Engine {
+    pub fn with_options(
+        out: Output,
+        mut options: EngineOptions,
+    ) -> Result<Engine<G>, ProtocolError> {
+        let file = options.eval_file.as_deref().map(Path::new);
+        let net = match G::net(file) {
+            Ok(net) => net,
+            Err(e) => {
+                // The file was read before (another game's engine): tell,
+                // and go on with the built-in net.
+                let net = G::net(None).ok().flatten();
+                let kept = net.as_ref().map_or("none".into(), |n| n.1.clone());
+                out.error(&ProtocolError::<G>::NetFile { source: e, kept }.to_string());
+                options.eval_file = None;
+                net
+            }
+        };
+        let mut engine = Engine {
             out,
             pos: G::startpos(),
             options,
-            searcher: Some(searcher),
+            net,
+            searcher: None,
             running: None,
             switch: None,
             random_draws: 0,
-        })
+        };
+        let mut searcher = Searcher::new(engine.search_options(), G::startpos())?;
+        searcher.set_evaluator(engine.evaluator());
+        engine.searcher = Some(searcher);
+        Ok(engine)
+    }
+
+    /// The search options in effect (the net's parameters when it values
+    /// the leaves).
+    fn search_options(&self) -> SearchOptions {
+        match self.evaluator() {
+            Some(_) => self.options.search_options(),
+            None => self.options.search.clone(),
+        }
+    }
+
+    /// The evaluator the options ask for, if the game has one.
+    fn evaluator(&self) -> Option<Arc<dyn Evaluator<G>>> {
+        match (&self.net, self.options.eval) {
+            (Some((net, _)), Eval::Net) => Some(Arc::clone(net)),
+            _ => None,
+        }
     }
 
     /// Handles lines until `quit` or end of input (`None`), or until
@@ -277,7 +358,11 @@ impl<G: Board> Engine<G> {
                     // searcher so that the engine keeps working.
                     self.out
                         .error("internal error: the search failed; search trees reset");
-                    self.searcher = Searcher::new(self.options.search.clone(), self.pos).ok();
+                    self.searcher = Searcher::new(self.search_options(), self.pos).ok();
+                    let evaluator = self.evaluator();
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.set_evaluator(evaluator);
+                    }
                 }
             }
         }
@@ -299,7 +384,12 @@ impl<G: Board> Engine<G> {
     fn execute(&mut self, cmd: Command<G>) -> Result<(), ProtocolError<G>> {
         match cmd {
             Command::Hello { ugi } => {
-                self.out.line(&format!("id name {ENGINE_NAME}"));
+                match &self.net {
+                    Some((_, version)) => self
+                        .out
+                        .line(&format!("id name {ENGINE_NAME} (net {version})")),
+                    None => self.out.line(&format!("id name {ENGINE_NAME}")),
+                }
                 self.out.line(&format!("id author {ENGINE_AUTHOR}"));
                 if ugi {
                     // The games this engine plays, the one being played first.
@@ -333,12 +423,39 @@ impl<G: Board> Engine<G> {
                 let mut new = self.options.clone();
                 let action = new.set(&name, value.as_deref())?;
                 let pos = self.pos;
+                self.idle_searcher("setoption")?;
+                // A new net file is read before anything changes.
+                let new_net = if new.eval_file != self.options.eval_file {
+                    let file = new.eval_file.as_deref().map(Path::new);
+                    Some(G::net(file).map_err(|source| ProtocolError::NetFile {
+                        source,
+                        kept: self.net.as_ref().map_or("none".into(), |n| n.1.clone()),
+                    })?)
+                } else {
+                    None
+                };
+                let old = std::mem::replace(&mut self.options, new);
+                let old_net = match new_net {
+                    Some(net) => Some(std::mem::replace(&mut self.net, net)),
+                    None => None,
+                };
+                let changed_eval = old_net.is_some() || old.eval != self.options.eval;
+                let search_options = self.search_options();
+                let evaluator = self.evaluator();
                 let searcher = self.idle_searcher("setoption")?;
+                if let Err(e) = searcher.set_options(search_options, pos) {
+                    self.options = old;
+                    if let Some(net) = old_net {
+                        self.net = net;
+                    }
+                    return Err(e.into());
+                }
                 if action == options::Action::ClearHash {
                     searcher.clear(pos);
                 }
-                searcher.set_options(new.search.clone(), pos)?;
-                self.options = new;
+                if changed_eval {
+                    searcher.set_evaluator(evaluator);
+                }
             }
             Command::NewGame => {
                 let pos = self.pos;

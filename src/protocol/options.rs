@@ -22,7 +22,38 @@ pub struct EngineOptions {
     /// Whether `go` answers at once with a uniformly random legal move
     /// instead of searching (a baseline opponent for matches).
     pub random_move: bool,
+    /// How the search values its leaves.
+    pub eval: Eval,
+    /// The net file to load, or `None` for the built-in net.
+    pub eval_file: Option<String>,
+    /// The exploration constant with the net (Exploration is the
+    /// playouts').
+    pub net_exploration: f32,
+    /// The first-play urgency with the net (FPU is the playouts').
+    pub net_fpu: f32,
+    /// The net's weight in a leaf's value, the rest a playout's result.
+    pub net_weight: f32,
 }
+
+/// How the search values its leaves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Eval {
+    /// Playouts, by the Playout option's policy.
+    Playout,
+    /// The learned net (games without one keep playouts).
+    Net,
+}
+
+/// The net's default exploration constant, in hundredths.
+pub const NET_EXPLORATION: i64 = 50;
+/// The net's default first-play urgency, in hundredths.
+pub const NET_FPU: i64 = 110;
+
+/// The net's default weight in a leaf's value, in hundredths.
+pub const NET_WEIGHT: i64 = 50;
+
+/// The value of the EvalFile option that stands for the built-in net.
+pub const BUILTIN_NET: &str = "builtin";
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -32,7 +63,29 @@ impl Default for EngineOptions {
             ponder: false,
             show_wdl: true,
             random_move: false,
+            eval: Eval::Playout,
+            eval_file: None,
+            net_exploration: NET_EXPLORATION as f32 / 100.0,
+            net_fpu: NET_FPU as f32 / 100.0,
+            net_weight: NET_WEIGHT as f32 / 100.0,
         }
+    }
+}
+
+impl EngineOptions {
+    /// The search options in effect: with the net, its own exploration
+    /// constant and first-play urgency, and leaves expanded at their
+    /// second visit (a net gives the same value twice; ExpandVisits is the
+    /// playouts').
+    pub fn search_options(&self) -> SearchOptions {
+        let mut o = self.search.clone();
+        if self.eval == Eval::Net {
+            o.params.exploration = self.net_exploration;
+            o.params.fpu = self.net_fpu;
+            o.params.expand_visits = 1;
+            o.params.eval_weight = self.net_weight;
+        }
+        o
     }
 }
 
@@ -54,6 +107,7 @@ enum Kind {
     },
     Check(fn(&mut EngineOptions, bool)),
     Combo(&'static [&'static str], fn(&mut EngineOptions, &str)),
+    Text(fn(&mut EngineOptions, &str)),
     Button,
 }
 
@@ -139,6 +193,35 @@ const SPECS: &[Spec] = &[
         default: "true",
     },
     Spec {
+        name: "Eval",
+        kind: Kind::Combo(&["playout", "net"], |o, v| {
+            o.eval = if v == "net" { Eval::Net } else { Eval::Playout }
+        }),
+        default: "playout",
+    },
+    Spec {
+        name: "EvalFile",
+        kind: Kind::Text(|o, v| {
+            o.eval_file = (!v.eq_ignore_ascii_case(BUILTIN_NET)).then(|| v.to_owned())
+        }),
+        default: BUILTIN_NET,
+    },
+    Spec {
+        name: "NetExploration",
+        kind: spin(1, 1000, |o, v| o.net_exploration = v as f32 / 100.0),
+        default: "50",
+    },
+    Spec {
+        name: "NetFPU",
+        kind: spin(0, 1000, |o, v| o.net_fpu = v as f32 / 100.0),
+        default: "110",
+    },
+    Spec {
+        name: "NetWeight",
+        kind: spin(0, 100, |o, v| o.net_weight = v as f32 / 100.0),
+        default: "50",
+    },
+    Spec {
         name: "RandomMove",
         kind: Kind::Check(|o, v| o.random_move = v),
         default: "false",
@@ -169,6 +252,7 @@ pub fn describe() -> Vec<String> {
                     vars.join(" ")
                 )
             }
+            Kind::Text(_) => format!("option name {} type string default {}", s.name, s.default),
             Kind::Button => format!("option name {} type button", s.name),
         })
         .collect()
@@ -306,6 +390,7 @@ impl EngineOptions {
                     })?;
                 set(&mut new, v);
             }
+            Kind::Text(set) => set(&mut new, value),
             Kind::Button => {}
         }
         *self = new;

@@ -63,6 +63,7 @@ mod memory;
 mod time;
 mod tree;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -72,6 +73,17 @@ pub use time::{TimePlan, plan};
 use tree::{Tree, bytes_per_node};
 
 use crate::game::{ChildCount, Game, Verdict};
+
+/// A static evaluation of positions, to value the search's leaves in place
+/// of playouts ([`Searcher::set_evaluator`]).
+///
+/// The search sees positions only through [`Game`], so an evaluator works
+/// for any game; Ultimate Tic-Tac-Toe's learned one is the `net` module's.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// The expected score of the side to move in `pos` (win 1, draw 1/2,
+    /// loss 0), in [0, 1]. Called only on positions that are not over.
+    fn evaluate(&self, pos: &G) -> f32;
+}
 
 /// How playouts choose moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -96,6 +108,10 @@ pub struct Params {
     pub playout: Playout,
     /// Whether proven results propagate (MCTS-Solver).
     pub solver: bool,
+    /// With an evaluator: the weight of its value in a leaf's value, the
+    /// rest going to a playout's result from the leaf (1: the evaluator
+    /// alone, no playouts).
+    pub eval_weight: f32,
 }
 
 impl Default for Params {
@@ -106,6 +122,7 @@ impl Default for Params {
             expand_visits: 2,
             playout: Playout::Winning,
             solver: true,
+            eval_weight: 1.0,
         }
     }
 }
@@ -406,7 +423,7 @@ fn build_report<G: Game>(
     order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
     let lines = order
         .into_iter()
-        .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k)))
+        .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k), tree.unit()))
         .collect();
     Report {
         lines,
@@ -457,7 +474,8 @@ impl ChildSum {
         tree::preference(self.proof, self.dist, self.visits, self.score)
     }
 
-    fn line<M>(&self, mv: M, pv: Vec<M>) -> Line<M> {
+    /// The line for move `mv`; `unit` is the trees' score unit.
+    fn line<M>(&self, mv: M, pv: Vec<M>, unit: u32) -> Line<M> {
         let proven = self.proof.map(|verdict| Proven {
             verdict,
             plies: self.dist as u32 + 1,
@@ -465,7 +483,7 @@ impl ChildSum {
         let q = match self.proof {
             Some(v) => v.score(),
             None if self.visits == 0 => 0.5,
-            None => self.score as f64 / (2.0 * self.visits as f64),
+            None => self.score as f64 / (2.0 * unit as f64 * self.visits as f64),
         };
         let wdl = match self.proof {
             Some(Verdict::Win) => [1000, 0, 0],
@@ -528,6 +546,8 @@ pub struct Searcher<G: Game> {
     pool: Option<rayon::ThreadPool>,
     /// Reads the machine's memory (a stand-in in tests).
     memory: fn() -> Option<Memory>,
+    /// Values the leaves instead of playouts, when set.
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
 }
 
 impl<G: Game> Searcher<G> {
@@ -546,6 +566,7 @@ impl<G: Game> Searcher<G> {
             trees: Vec::new(),
             pool: None,
             memory,
+            evaluator: None,
         };
         s.rebuild(&options, root)?;
         Ok(s)
@@ -554,6 +575,31 @@ impl<G: Game> Searcher<G> {
     /// The current options.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// Values the leaves with `evaluator` instead of playouts (`None`: back
+    /// to playouts). Forgets the trees, whose scores were made the other
+    /// way.
+    pub fn set_evaluator(&mut self, evaluator: Option<Arc<dyn Evaluator<G>>>) {
+        self.evaluator = evaluator;
+        let unit = self.unit();
+        for tree in &mut self.trees {
+            tree.set_unit(unit);
+        }
+    }
+
+    /// The trees' score unit: finer with an evaluator.
+    fn unit(&self) -> u32 {
+        if self.evaluator.is_some() {
+            tree::EVAL_UNIT
+        } else {
+            1
+        }
+    }
+
+    /// Whether the leaves are valued by an evaluator (not playouts).
+    pub fn has_evaluator(&self) -> bool {
+        self.evaluator.is_some()
     }
 
     /// Changes the options; threads and hash changes rebuild the trees.
@@ -709,7 +755,12 @@ impl<G: Game> Searcher<G> {
             .as_ref()
             .map_or(1, |p| p.current_num_threads() + 1)
             .min(threads);
+        let unit = self.unit();
         for (i, tree) in self.trees.iter_mut().enumerate() {
+            if tree.unit() != unit {
+                // Rebuilt trees start in playout units.
+                tree.set_unit(unit);
+            }
             tree.advance(root);
             tree.reseed(self.options.seed.wrapping_add(i as u64));
             tree.begin_search(&params, searchmoves);
@@ -744,6 +795,7 @@ impl<G: Game> Searcher<G> {
         );
         let ctx = RunContext {
             params: &params,
+            eval: self.evaluator.as_deref(),
             control,
             done: &done,
             infinite: limits.infinite,
@@ -803,8 +855,10 @@ impl<G: Game> Searcher<G> {
 }
 
 /// What every search thread needs.
-struct RunContext<'a> {
+struct RunContext<'a, G: Game> {
     params: &'a Params,
+    /// Values leaves in place of playouts, when set.
+    eval: Option<&'a dyn Evaluator<G>>,
     control: &'a Control,
     done: &'a AtomicBool,
     infinite: bool,
@@ -813,7 +867,7 @@ struct RunContext<'a> {
     yield_cpu: bool,
 }
 
-impl RunContext<'_> {
+impl<G: Game> RunContext<'_, G> {
     fn stopped(&self) -> bool {
         self.control.is_stopped() || self.done.load(Ordering::Relaxed)
     }
@@ -835,12 +889,12 @@ impl<G: Game> Slot<'_, G> {
 
     /// Runs up to `n` iterations, fewer when the search stops, the root is
     /// proven or the budget is spent, and publishes the statistics.
-    fn run(&mut self, n: u32, ctx: &RunContext) {
+    fn run(&mut self, n: u32, ctx: &RunContext<G>) {
         for _ in 0..n {
             if ctx.stopped() || !self.active() {
                 break;
             }
-            self.tree.iterate(ctx.params);
+            self.tree.iterate(ctx.params, ctx.eval);
         }
         self.share.publish(self.tree);
     }
@@ -867,7 +921,7 @@ fn groups<'a, G: Game>(
 
 /// A helper thread: runs its trees in turn until told to stop; waits once
 /// none has anything left to do.
-fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext) {
+fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext<G>) {
     while !ctx.stopped() {
         let mut busy = false;
         for slot in group.iter_mut().filter(|s| s.active()) {
@@ -895,7 +949,7 @@ fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext) {
 /// The reporting thread: searches like a worker, and also watches the
 /// limits, stops the others and reports progress.
 struct MainLoop<'a, 'b, G: Game> {
-    ctx: &'a RunContext<'a>,
+    ctx: &'a RunContext<'a, G>,
     plan: Option<TimePlan>,
     depth_limit: Option<u32>,
     start: Instant,

@@ -10,7 +10,7 @@
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use super::{Params, Playout, SearchError};
+use super::{Evaluator, Params, Playout, SearchError};
 use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
@@ -137,6 +137,26 @@ pub(crate) struct Tree<G: Game> {
     pub max_depth: u32,
     /// Whether an expansion was refused because the tree was full.
     pub full: bool,
+    /// Score units per half-point: a visit scores `2 * unit` for a win,
+    /// `unit` for a draw, 0 for a loss. 1 with playouts (whole half-points);
+    /// [`EVAL_UNIT`] with an evaluator, whose values fall between.
+    unit: u32,
+}
+
+/// Score units per half-point with an evaluator: values are kept to 1/128
+/// of a point. Statistics are then halved at `RESCALE_VISITS / EVAL_UNIT`
+/// root visits (16.7 million), so that scores still fit a `u32`.
+pub(crate) const EVAL_UNIT: u32 = 64;
+
+/// What ended an iteration: a game result (a playout's, a terminal or a
+/// proven node's), or an evaluator's value.
+#[derive(Copy, Clone, Debug)]
+enum Leaf {
+    /// The game's result.
+    Outcome(Outcome),
+    /// The expected score of the side to move at the root, in score units
+    /// (0 to `2 * unit`).
+    Value(u32),
 }
 
 impl<G: Game> Tree<G> {
@@ -180,6 +200,7 @@ impl<G: Game> Tree<G> {
             depth_sum: 0,
             max_depth: 0,
             full: false,
+            unit: 1,
         };
         tree.reset(root_pos);
         Ok(tree)
@@ -211,6 +232,19 @@ impl<G: Game> Tree<G> {
         self.nodes.push(Node::new(G::Move::default()));
         self.root_pos = root_pos;
         self.full = false;
+    }
+
+    /// Score units per half-point (see [`EVAL_UNIT`]).
+    pub fn unit(&self) -> u32 {
+        self.unit
+    }
+
+    /// Sets the score units per half-point and forgets the tree (its
+    /// scores were in the old units).
+    pub fn set_unit(&mut self, unit: u32) {
+        self.unit = unit.max(1);
+        let root = self.root_pos;
+        self.reset(root);
     }
 
     /// Reseeds the random generator.
@@ -375,28 +409,32 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// Runs one MCTS iteration.
-    pub fn iterate(&mut self, params: &Params) {
+    /// Runs one MCTS iteration; leaves are valued by `eval` when given,
+    /// else by a playout.
+    pub fn iterate(&mut self, params: &Params, eval: Option<&dyn Evaluator<G>>) {
         let mut pos = self.root_pos;
         let mut idx = 0usize;
         self.path.clear();
         self.path.push(0);
         let mut newly_proven = false;
         let mut played = false;
-        let outcome = loop {
+        let leaf = loop {
             let node = self.nodes[idx];
             if let Some(proof) = node.proof {
-                break proof_outcome(proof, self.mover(self.path.len() - 1));
+                break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
             }
             if node.first_child == 0 {
                 let expand = idx == 0 || node.visits >= params.expand_visits;
                 if !expand || !self.expand(idx, &pos, params) {
                     played = true;
-                    break self.playout(pos, params);
+                    break match eval {
+                        None => Leaf::Outcome(self.playout(pos, params)),
+                        Some(e) => self.evaluate(e, &pos, params),
+                    };
                 }
                 if let Some(proof) = self.nodes[idx].proof {
                     newly_proven = true;
-                    break proof_outcome(proof, self.mover(self.path.len() - 1));
+                    break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
                 }
             }
             let child = self.select(idx, params);
@@ -411,10 +449,32 @@ impl<G: Game> Tree<G> {
                     node.dist = 0;
                     newly_proven = true;
                 }
-                break o;
+                break Leaf::Outcome(o);
             }
         };
-        self.backpropagate(outcome, newly_proven, played);
+        self.backpropagate(leaf, newly_proven, played);
+    }
+
+    /// The evaluator's value of `pos` (mixed with a playout's result when
+    /// [`Params::eval_weight`] is below 1) as a [`Leaf::Value`] for the
+    /// side to move at the root, in score units. A value that is not a
+    /// number counts as a draw.
+    #[inline]
+    fn evaluate(&mut self, eval: &dyn Evaluator<G>, pos: &G, params: &Params) -> Leaf {
+        let v = eval.evaluate(pos);
+        let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
+        let side = pos.side_to_move();
+        if params.eval_weight < 1.0 {
+            let w = params.eval_weight.max(0.0);
+            let result = self.playout(*pos, params).verdict_for(side).score() as f32;
+            v = w * v + (1.0 - w) * result;
+        }
+        let units = (v * (2 * self.unit) as f32).round() as u32;
+        if side == self.root_pos.side_to_move() {
+            Leaf::Value(units)
+        } else {
+            Leaf::Value(2 * self.unit - units)
+        }
     }
 
     /// Picks the child of `idx` to descend into: UCT with first-play
@@ -427,7 +487,8 @@ impl<G: Game> Tree<G> {
         let first = range.start;
         let children = &self.nodes[range];
         let fpu = params.fpu;
-        let value = |child: &Node<G::Move, G::ChildCount>| uct(child, explore, fpu);
+        let half = 0.5 / self.unit as f32;
+        let value = |child: &Node<G::Move, G::ChildCount>| uct(child, explore, fpu, half);
         let best = if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
@@ -465,19 +526,19 @@ impl<G: Game> Tree<G> {
             values.iter().position(|&v| v == top).unwrap_or(0)
         };
         if idx == 0 && !self.root_allowed[best] {
-            return self.select_allowed(first, explore, fpu);
+            return self.select_allowed(first, explore, fpu, half);
         }
         first + best
     }
 
     /// Root selection when the search is restricted to some moves.
     #[cold]
-    fn select_allowed(&self, first: usize, explore: f32, fpu: f32) -> usize {
+    fn select_allowed(&self, first: usize, explore: f32, fpu: f32, half: f32) -> usize {
         let n = self.nodes[0].num_children.to_usize();
         let mut best = first;
         let mut best_value = f32::NEG_INFINITY;
         for k in (0..n).filter(|&k| self.root_allowed[k]) {
-            let value = uct(&self.nodes[first + k], explore, fpu);
+            let value = uct(&self.nodes[first + k], explore, fpu, half);
             if value > best_value {
                 best_value = value;
                 best = first + k;
@@ -531,15 +592,17 @@ impl<G: Game> Tree<G> {
     /// Adds the iteration's result along the path; when the leaf was just
     /// proven, carries the proof upwards as far as it goes. `played` tells
     /// whether the result came from a playout (for the depth statistics).
-    fn backpropagate(&mut self, outcome: Outcome, mut proven: bool, played: bool) {
+    fn backpropagate(&mut self, leaf: Leaf, mut proven: bool, played: bool) {
         let len = self.path.len();
-        // Half-points for whoever moved into a node at an odd depth (the
+        // Score units for whoever moved into a node at an odd depth (the
         // side to move at the root) and at an even depth (the other side).
         let root_side = self.root_pos.side_to_move();
-        let (odd, even) = match outcome {
-            Outcome::Win(p) if p == root_side => (2, 0),
-            Outcome::Win(_) => (0, 2),
-            Outcome::Draw => (1, 1),
+        let unit = self.unit;
+        let (odd, even) = match leaf {
+            Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
+            Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
+            Leaf::Outcome(Outcome::Draw) => (unit, unit),
+            Leaf::Value(v) => (v, 2 * unit - v),
         };
         for d in (0..len).rev() {
             let idx = self.path[d] as usize;
@@ -552,13 +615,19 @@ impl<G: Game> Tree<G> {
             }
         }
         if len > 1 {
+            // In score units: a result adds `unit` to its count, a value
+            // splits `unit` between wins and losses.
             let child = self.path[1] as usize - self.nodes[0].first_child as usize;
-            let slot = match outcome {
-                Outcome::Win(p) if p == root_side => 0,
-                Outcome::Draw => 1,
-                _ => 2,
-            };
-            self.root_wdl[child][slot] += 1;
+            let wdl = &mut self.root_wdl[child];
+            match leaf {
+                Leaf::Outcome(Outcome::Win(p)) if p == root_side => wdl[0] += unit,
+                Leaf::Outcome(Outcome::Draw) => wdl[1] += unit,
+                Leaf::Outcome(_) => wdl[2] += unit,
+                Leaf::Value(v) => {
+                    wdl[0] += v / 2;
+                    wdl[2] += unit - v / 2;
+                }
+            }
         }
         self.iterations += 1;
         if played {
@@ -566,7 +635,7 @@ impl<G: Game> Tree<G> {
             self.depth_sum += (len - 1) as u64;
         }
         self.max_depth = self.max_depth.max((len - 1) as u32);
-        if self.nodes[0].visits >= RESCALE_VISITS {
+        if self.nodes[0].visits >= RESCALE_VISITS / self.unit {
             self.rescale();
         }
     }
@@ -618,7 +687,7 @@ impl<G: Game> Tree<G> {
     fn rescale(&mut self) {
         for node in &mut self.nodes {
             node.visits = node.visits.div_ceil(2);
-            node.score = node.score.div_ceil(2).min(2 * node.visits);
+            node.score = node.score.div_ceil(2).min(2 * self.unit * node.visits);
         }
         for wdl in &mut self.root_wdl {
             for x in wdl {
@@ -647,18 +716,19 @@ impl<G: Game> Tree<G> {
     }
 }
 
-/// A child's UCT value, `q + explore / sqrt(n)` with `q = score / (2 n)`
+/// A child's UCT value, `q + explore / sqrt(n)` with `q = half * score / n`
+/// (`half` is 1/2 over the tree's score unit)
 /// (a proven draw counts as `q = 1/2`), computed as
 /// `(score / 2 / sqrt(n) + explore) / sqrt(n)`; `fpu` when unvisited; minus
 /// infinity when proven lost for the player choosing. `explore` is
 /// `c * sqrt(ln N)` for the parent's `N` visits.
 #[inline(always)]
-fn uct<M, C>(child: &Node<M, C>, explore: f32, fpu: f32) -> f32 {
+fn uct<M, C>(child: &Node<M, C>, explore: f32, fpu: f32, half: f32) -> f32 {
     let inv = inv_sqrt(child.visits);
     let half_score = if child.proof == Some(Verdict::Draw) {
         0.5 * child.visits as f32
     } else {
-        0.5 * child.score as f32
+        half * child.score as f32
     };
     let value = if child.visits == 0 {
         fpu
@@ -855,7 +925,7 @@ mod tests {
         let mut tree = Tree::new(100_000, Position::startpos(), 1).unwrap();
         tree.begin_search(&p, &[]);
         for _ in 0..5_000 {
-            tree.iterate(&p);
+            tree.iterate(&p, None);
         }
         let root = tree.root();
         assert_eq!(root.visits, 5_000);
@@ -865,7 +935,7 @@ mod tests {
         // first visits (before expansion).
         for i in 0..tree.len() {
             let n = tree.node(i);
-            assert!(n.score <= 2 * n.visits);
+            assert!(n.score <= 2 * tree.unit() * n.visits);
             for c in n.children() {
                 assert!(c > i, "children lie after their parent");
             }
@@ -878,7 +948,7 @@ mod tests {
         let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
         tree.begin_search(&p, &[]);
         for _ in 0..20_000 {
-            tree.iterate(&p);
+            tree.iterate(&p, None);
         }
         let best = best_child(&tree, 0, |_| true).unwrap();
         let mv = tree.node(best).mv;

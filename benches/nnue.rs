@@ -1,0 +1,104 @@
+//! The net's speed on one core: evaluations per second from scratch (what
+//! the search does at a leaf), incremental updates of the accumulator along
+//! a game, and search iterations per second with the net at the leaves.
+//! Run: `cargo bench --bench nnue`.
+
+use std::sync::Arc;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use ultimo::net::Net;
+use ultimo::net::features::{Accumulator, Planes};
+use ultimo::rules::Position;
+use ultimo::search::{Control, Evaluator, Limits, Options, Searcher};
+
+/// Positions of random games (not over), with the games' move sequences.
+fn games(n: usize) -> Vec<Vec<Position>> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    (0..n)
+        .map(|_| {
+            let mut pos = Position::startpos();
+            let mut game = Vec::new();
+            while let Some(m) = pos.random_move(&mut rng) {
+                pos.play(m);
+                if pos.is_over() {
+                    break;
+                }
+                game.push(pos);
+            }
+            game
+        })
+        .collect()
+}
+
+fn bench_eval(c: &mut Criterion) {
+    let net = Net::builtin();
+    let games = games(20);
+    let positions: Vec<Position> = games.iter().flatten().copied().collect();
+    let mut g = c.benchmark_group("nnue");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    g.bench_function("evaluate from scratch", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| net.evaluate(std::hint::black_box(p)))
+                .sum::<f32>()
+        })
+    });
+    let planes: Vec<Planes> = positions.iter().map(Planes::from_position).collect();
+    g.bench_function("incremental update and output", |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for game in &games {
+                let mut acc = Accumulator::new(net, &Planes::from_position(&Position::startpos()));
+                for p in game {
+                    let planes = Planes::from_position(p);
+                    acc.update(net, &planes);
+                    sum += net.value(&acc, &planes);
+                }
+            }
+            sum
+        })
+    });
+    g.bench_function("output layers only", |b| {
+        let accs: Vec<Accumulator> = planes.iter().map(|p| Accumulator::new(net, p)).collect();
+        b.iter(|| {
+            accs.iter()
+                .zip(&planes)
+                .map(|(a, p)| net.value(std::hint::black_box(a), p))
+                .sum::<f32>()
+        })
+    });
+    g.finish();
+
+    const NODES: u64 = 100_000;
+    let mut g = c.benchmark_group("search with the net");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(NODES));
+    let mut searcher = Searcher::new(
+        Options {
+            threads: 1,
+            hash_mb: 64,
+            ..Options::default()
+        },
+        Position::startpos(),
+    )
+    .unwrap();
+    searcher.set_evaluator(Some(Arc::new(net.clone()) as Arc<dyn Evaluator<Position>>));
+    let limits = Limits {
+        nodes: Some(NODES),
+        ..Limits::default()
+    };
+    let control = Control::new();
+    g.bench_function(format!("startpos {NODES} iterations, 1 thread"), |b| {
+        b.iter(|| {
+            searcher.clear(Position::startpos());
+            searcher.search(&Position::startpos(), &limits, &[], &control, &mut |_| {})
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_eval);
+criterion_main!(benches);

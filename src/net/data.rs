@@ -1,0 +1,522 @@
+//! Self-play data files: games of the engine against itself, each position
+//! with the search's value, its visits per move and the game's result.
+//!
+//! # Format (version 1)
+//!
+//! All numbers little-endian. A file is a header and game records:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `UTTTDATA` |
+//! | 4 | format version, 1 |
+//! | 4 | zero (reserved) |
+//!
+//! A game record:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 4 | `len`, the bytes of the body |
+//! | `len` | the body |
+//! | 4 | FNV-1a (32-bit) of the body |
+//!
+//! The body: the game's number (`u64`; its seed is the run's seed plus this
+//! number), its result (`u8`: 0 `x` won, 1 `o` won, 2 drawn), the random
+//! plies that opened it (`u8`), the number of positions (`u16`), then the
+//! positions searched, in the order played. A position:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 11 | `x`'s cells, bit `9 * board + cell` (81 bits) |
+//! | 11 | `o`'s cells, likewise |
+//! | 1 | side to move: 0 `x`, 1 `o` |
+//! | 1 | the last move's cell `9 * board + cell`, or 255 for none |
+//! | 2 | the search's value for the side to move, times 65535 |
+//! | 1 | `n`, the root moves searched |
+//! | 5 `n` | per move: its cell (`u8`) and its visits (`u32`) |
+//!
+//! A record is written whole and flushed; a run that is stopped leaves at
+//! most one incomplete record at the end, which the next run cuts off
+//! ([`scan`]) before it continues with the games not yet in the file.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::features::{CELLS, Planes};
+use super::fnv1a;
+use crate::game::{Outcome, Player};
+
+/// The file's magic bytes.
+pub const MAGIC: &[u8; 8] = b"UTTTDATA";
+/// The format version.
+pub const VERSION: u32 = 1;
+/// Bytes of the header.
+pub const HEADER_LEN: u64 = 16;
+/// The longest body a record may have (81 positions of 81 moves fit).
+const MAX_BODY: u32 = 1 << 16;
+
+/// One searched position of a game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    /// The cells marked by `x` and by `o` (bit `9 * board + cell`).
+    pub marks: [u128; 2],
+    /// The side to move.
+    pub side: Player,
+    /// The last move's cell (`9 * board + cell`), if any.
+    pub last: Option<u8>,
+    /// The search's value for the side to move, in [0, 1] (stored to
+    /// 1/65535).
+    pub value: f32,
+    /// The root moves' cells and visits.
+    pub visits: Vec<(u8, u32)>,
+}
+
+impl PositionRecord {
+    /// The planes the net reads.
+    pub fn planes(&self) -> Planes {
+        Planes::from_record(self.marks, self.side, self.last)
+    }
+}
+
+/// One game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The game's number in its run.
+    pub index: u64,
+    /// How it ended.
+    pub result: Outcome,
+    /// Random plies that opened it.
+    pub random_plies: u8,
+    /// The searched positions, in the order played.
+    pub positions: Vec<PositionRecord>,
+}
+
+/// What is wrong inside a data file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Error)]
+pub enum Flaw {
+    /// The first 8 bytes are not the magic.
+    #[error("it does not start with UTTTDATA")]
+    Magic,
+    /// An unknown format version.
+    #[error("format version {0}; this program reads version {VERSION}")]
+    Version(u32),
+    /// The header is cut short.
+    #[error("the header is incomplete")]
+    ShortHeader,
+    /// A record claims an impossible length.
+    #[error("a record claims {0} bytes")]
+    Length(u32),
+    /// A record's checksum does not match.
+    #[error("the record's checksum does not match")]
+    Checksum,
+    /// A record's contents do not describe a game.
+    #[error("the record is malformed ({0})")]
+    Malformed(&'static str),
+}
+
+/// Why a data file cannot be read or written.
+#[derive(Debug, Error)]
+pub enum DataError {
+    /// An input or output error.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The disk is full.
+    #[error("{}: no space left on device; free some space and run the same command again to continue", .path.display())]
+    NoSpace {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not a data file, or is damaged.
+    #[error("{} at byte {offset}: {flaw}", .path.display())]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// Where the problem starts.
+        offset: u64,
+        /// What it is.
+        flaw: Flaw,
+    },
+}
+
+impl DataError {
+    /// An I/O error on `path`, with a full disk told apart.
+    pub fn io(path: &Path, source: io::Error) -> DataError {
+        if source.kind() == io::ErrorKind::StorageFull || source.raw_os_error() == Some(28) {
+            DataError::NoSpace {
+                path: path.to_owned(),
+            }
+        } else {
+            DataError::Io {
+                path: path.to_owned(),
+                source,
+            }
+        }
+    }
+}
+
+/// The header's bytes.
+pub fn header() -> [u8; HEADER_LEN as usize] {
+    let mut h = [0u8; HEADER_LEN as usize];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h
+}
+
+/// A game's record bytes: length, body, checksum.
+pub fn encode(game: &GameRecord) -> Vec<u8> {
+    let mut body = Vec::with_capacity(16 + game.positions.len() * 64);
+    body.extend_from_slice(&game.index.to_le_bytes());
+    body.push(match game.result {
+        Outcome::Win(Player::X) => 0,
+        Outcome::Win(Player::O) => 1,
+        Outcome::Draw => 2,
+    });
+    body.push(game.random_plies);
+    body.extend_from_slice(&(game.positions.len() as u16).to_le_bytes());
+    for p in &game.positions {
+        for m in p.marks {
+            body.extend_from_slice(&m.to_le_bytes()[..11]);
+        }
+        body.push(p.side.index() as u8);
+        body.push(p.last.unwrap_or(255));
+        let v = (p.value.clamp(0.0, 1.0) * 65535.0).round() as u16;
+        body.extend_from_slice(&v.to_le_bytes());
+        body.push(p.visits.len() as u8);
+        for &(mv, n) in &p.visits {
+            body.push(mv);
+            body.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    let mut out = Vec::with_capacity(body.len() + 8);
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&fnv1a(&body).to_le_bytes());
+    out
+}
+
+/// A cursor over a record's body that fails with [`Flaw::Malformed`].
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Flaw> {
+        let s = self
+            .bytes
+            .get(self.at..self.at + n)
+            .ok_or(Flaw::Malformed("it ends early"))?;
+        self.at += n;
+        Ok(s)
+    }
+
+    fn u8(&mut self) -> Result<u8, Flaw> {
+        Ok(self.take(1)?[0])
+    }
+}
+
+/// Reads a body (checksum already checked).
+pub fn decode(body: &[u8]) -> Result<GameRecord, Flaw> {
+    let mut c = Cursor { bytes: body, at: 0 };
+    let index = u64::from_le_bytes(c.take(8)?.try_into().expect("8 bytes"));
+    let result = match c.u8()? {
+        0 => Outcome::Win(Player::X),
+        1 => Outcome::Win(Player::O),
+        2 => Outcome::Draw,
+        _ => return Err(Flaw::Malformed("bad result")),
+    };
+    let random_plies = c.u8()?;
+    let n = u16::from_le_bytes(c.take(2)?.try_into().expect("2 bytes"));
+    let mut positions = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let mut marks = [0u128; 2];
+        for m in &mut marks {
+            let mut b = [0u8; 16];
+            b[..11].copy_from_slice(c.take(11)?);
+            *m = u128::from_le_bytes(b);
+        }
+        if marks[0] & marks[1] != 0 || (marks[0] | marks[1]) & !CELLS != 0 {
+            return Err(Flaw::Malformed("bad marks"));
+        }
+        let side = match c.u8()? {
+            0 => Player::X,
+            1 => Player::O,
+            _ => return Err(Flaw::Malformed("bad side to move")),
+        };
+        let last = match c.u8()? {
+            255 => None,
+            l if l < 81 && marks[side.opponent().index()] >> l & 1 == 1 => Some(l),
+            _ => return Err(Flaw::Malformed("bad last move")),
+        };
+        let value = u16::from_le_bytes(c.take(2)?.try_into().expect("2 bytes")) as f32 / 65535.0;
+        let moves = c.u8()?;
+        let mut visits = Vec::with_capacity(moves as usize);
+        for _ in 0..moves {
+            let mv = c.u8()?;
+            if mv >= 81 {
+                return Err(Flaw::Malformed("bad move"));
+            }
+            let count = u32::from_le_bytes(c.take(4)?.try_into().expect("4 bytes"));
+            visits.push((mv, count));
+        }
+        positions.push(PositionRecord {
+            marks,
+            side,
+            last,
+            value,
+            visits,
+        });
+    }
+    if c.at != body.len() {
+        return Err(Flaw::Malformed("bytes left over"));
+    }
+    Ok(GameRecord {
+        index,
+        result,
+        random_plies,
+        positions,
+    })
+}
+
+/// What a file holds.
+#[derive(Debug, Default)]
+pub struct Contents {
+    /// Its games, in file order.
+    pub games: Vec<GameRecord>,
+    /// Bytes up to the end of the last whole record.
+    pub valid_len: u64,
+    /// Whether an incomplete record follows (a run that was stopped).
+    pub truncated: bool,
+}
+
+/// Reads a data file's bytes: the header, then whole records. An incomplete
+/// last record is reported in [`Contents::truncated`], anything else that is
+/// wrong is an error at its offset.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Contents, DataError> {
+    let bad = |offset: u64, flaw: Flaw| DataError::Bad {
+        path: path.to_owned(),
+        offset,
+        flaw,
+    };
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        if bytes.len() < 8 && MAGIC.starts_with(bytes) {
+            return Err(bad(0, Flaw::ShortHeader));
+        }
+        return Err(bad(0, Flaw::Magic));
+    }
+    if bytes.len() < HEADER_LEN as usize {
+        return Err(bad(0, Flaw::ShortHeader));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(bad(8, Flaw::Version(version)));
+    }
+    let mut contents = Contents {
+        valid_len: HEADER_LEN,
+        ..Contents::default()
+    };
+    let mut at = HEADER_LEN as usize;
+    while at < bytes.len() {
+        let Some(len) = bytes.get(at..at + 4) else {
+            contents.truncated = true;
+            break;
+        };
+        let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+        if !(12..=MAX_BODY).contains(&len) {
+            return Err(bad(at as u64, Flaw::Length(len)));
+        }
+        let end = at + 4 + len as usize + 4;
+        if end > bytes.len() {
+            contents.truncated = true;
+            break;
+        }
+        let body = &bytes[at + 4..end - 4];
+        let sum = u32::from_le_bytes(bytes[end - 4..end].try_into().expect("4 bytes"));
+        if sum != fnv1a(body) {
+            return Err(bad(at as u64, Flaw::Checksum));
+        }
+        let game = decode(body).map_err(|flaw| bad(at as u64, flaw))?;
+        contents.games.push(game);
+        at = end;
+        contents.valid_len = at as u64;
+    }
+    Ok(contents)
+}
+
+/// Reads a data file.
+pub fn read(path: &Path) -> Result<Contents, DataError> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| DataError::io(path, e))?;
+    parse(path, &bytes)
+}
+
+/// A data file open for appending games.
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Opens `path` to add games: creates it with a header when it is
+    /// missing or empty, else checks it and cuts off an incomplete last
+    /// record. Returns the writer and what the file already holds.
+    pub fn open(path: &Path) -> Result<(Writer, Contents), DataError> {
+        let io = |e| DataError::io(path, e);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let contents = if bytes.is_empty() {
+            file.write_all(&header()).map_err(io)?;
+            file.flush().map_err(io)?;
+            Contents {
+                valid_len: HEADER_LEN,
+                ..Contents::default()
+            }
+        } else {
+            let contents = parse(path, &bytes)?;
+            if contents.truncated {
+                file.set_len(contents.valid_len).map_err(io)?;
+            }
+            contents
+        };
+        file.seek(SeekFrom::Start(contents.valid_len)).map_err(io)?;
+        Ok((
+            Writer {
+                file,
+                path: path.to_owned(),
+            },
+            contents,
+        ))
+    }
+
+    /// Appends one game, whole, and flushes it.
+    pub fn append(&mut self, game: &GameRecord) -> Result<(), DataError> {
+        self.file
+            .write_all(&encode(game))
+            .and_then(|_| self.file.flush())
+            .map_err(|e| DataError::io(&self.path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(index: u64) -> GameRecord {
+        GameRecord {
+            index,
+            result: Outcome::Win(Player::O),
+            random_plies: 6,
+            positions: vec![
+                PositionRecord {
+                    marks: [0, 0],
+                    side: Player::X,
+                    last: None,
+                    // Values are stored to 1/65535.
+                    value: 32768.0 / 65535.0,
+                    visits: vec![(40, 900), (0, 100)],
+                },
+                PositionRecord {
+                    marks: [1 << 40, 1 << 80],
+                    side: Player::X,
+                    last: Some(80),
+                    value: 1.0,
+                    visits: vec![(4, u32::MAX)],
+                },
+            ],
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ultimo-data-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let g = game(7);
+        let bytes = encode(&g);
+        let back = decode(&bytes[4..bytes.len() - 4]).unwrap();
+        assert_eq!(back, g);
+    }
+
+    #[test]
+    fn files_round_trip_and_resume_after_a_cut() {
+        let path = temp("resume.bin");
+        {
+            let (mut w, c) = Writer::open(&path).unwrap();
+            assert!(c.games.is_empty());
+            w.append(&game(0)).unwrap();
+            w.append(&game(1)).unwrap();
+        }
+        let full = std::fs::read(&path).unwrap();
+        // A stopped run: half a record at the end.
+        std::fs::write(&path, &full[..full.len() - 10]).unwrap();
+        let (mut w, c) = Writer::open(&path).unwrap();
+        assert!(c.truncated);
+        assert_eq!(c.games, vec![game(0)]);
+        w.append(&game(1)).unwrap();
+        drop(w);
+        assert_eq!(std::fs::read(&path).unwrap(), full);
+        let c = read(&path).unwrap();
+        assert_eq!(c.games, vec![game(0), game(1)]);
+        assert!(!c.truncated);
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_their_offset() {
+        let path = temp("bad.bin");
+        std::fs::write(&path, b"hello, world, this is text").unwrap();
+        let e = Writer::open(&path).err().unwrap().to_string();
+        assert!(
+            e.ends_with("at byte 0: it does not start with UTTTDATA"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello, world, this is text");
+        let mut bytes = header().to_vec();
+        bytes.extend(encode(&game(0)));
+        let second = bytes.len();
+        bytes.extend(encode(&game(1)));
+        bytes[second + 20] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = read(&path).err().unwrap().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "at byte {second}: the record's checksum does not match"
+            )),
+            "{e}"
+        );
+        let mut v2 = header();
+        v2[8] = 2;
+        std::fs::write(&path, v2).unwrap();
+        let e = read(&path).err().unwrap().to_string();
+        assert!(e.contains("format version 2"), "{e}");
+    }
+
+    #[test]
+    fn a_full_disk_says_so() {
+        let e = DataError::io(Path::new("d.bin"), io::Error::from_raw_os_error(28));
+        assert_eq!(
+            e.to_string(),
+            "d.bin: no space left on device; free some space and run the same command again to continue"
+        );
+    }
+}

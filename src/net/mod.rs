@@ -1,0 +1,402 @@
+//! A learned evaluation for Ultimate Tic-Tac-Toe: a small neural network,
+//! NNUE-style, that values a position for the side to move, and what makes
+//! and checks it (self-play data files, the trainer, the weights file).
+//!
+//! # The net
+//!
+//! ```text
+//! 189 sparse binary features per view (features.rs)
+//!   -> 64 sums per view (the accumulator, updated per move)
+//!   -> + the rows of 36 dynamic features (threats) per view, and for the
+//!      side to move the row of the board to play on; side to move's 64,
+//!      other's 64, each clipped to [0, 1]                         (128)
+//!   -> 32, clipped to [0, 1]
+//!   -> 1, sigmoid: the expected score of the side to move (win 1, draw 1/2)
+//! ```
+//!
+//! About 19,000 weights in `f32` (76 KB); inference is plain Rust over
+//! fixed-size arrays, which the compiler vectorizes. The net implements
+//! [`Evaluator`], the search's seam for valuing leaves without playouts.
+//!
+//! # The weights file
+//!
+//! All numbers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `UTTTNNUE` |
+//! | 4 | format version, 1 |
+//! | 4 x 3 | features, hidden size, second hidden size: 225, 64, 32 |
+//! | 16 | the net's name, ASCII, padded with zero bytes |
+//! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |
+//! | 4 | FNV-1a (32-bit) of every byte before it |
+//!
+//! The engine carries one net inside its binary ([`Net::builtin`], from
+//! `nets/`); `setoption name EvalFile` loads another. The version the
+//! engine prints is the name and the checksum, e.g. `gen1-5e3a9c21`.
+
+pub mod data;
+pub mod features;
+pub mod train;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::rules::Position;
+use crate::search::Evaluator;
+use features::{Accumulator, Planes};
+
+/// Input features per view kept in the accumulator.
+pub const FEATURES: usize = 189;
+/// Dynamic input features per view (threats; see
+/// [`features::Planes::dynamic`]), added at evaluation time.
+pub const DYNAMIC: usize = 36;
+/// Values of the board to play on (0-8, 9 for any).
+pub const TARGETS: usize = 10;
+/// First hidden layer, per view.
+pub const HIDDEN: usize = 64;
+/// Second hidden layer.
+pub const HIDDEN2: usize = 32;
+
+/// Offsets of each tensor in the flat weight vector ([`Net::to_flat`]).
+pub mod layout {
+    use super::{DYNAMIC, FEATURES, HIDDEN, HIDDEN2, TARGETS};
+    /// First layer, `FEATURES x HIDDEN`, one row per feature.
+    pub const W1: usize = 0;
+    /// First layer's bias.
+    pub const B1: usize = W1 + FEATURES * HIDDEN;
+    /// Rows of the board to play on, `TARGETS x HIDDEN`.
+    pub const WT: usize = B1 + HIDDEN;
+    /// Rows of the dynamic features, `DYNAMIC x HIDDEN`.
+    pub const WD: usize = WT + TARGETS * HIDDEN;
+    /// Second layer, `2 HIDDEN x HIDDEN2`, one row per input (side to
+    /// move's half first).
+    pub const W2: usize = WD + DYNAMIC * HIDDEN;
+    /// Second layer's bias.
+    pub const B2: usize = W2 + 2 * HIDDEN * HIDDEN2;
+    /// Output weights.
+    pub const W3: usize = B2 + HIDDEN2;
+    /// Output bias.
+    pub const B3: usize = W3 + HIDDEN2;
+    /// Weights in all.
+    pub const LEN: usize = B3 + 1;
+}
+
+/// The file's magic bytes.
+pub const MAGIC: &[u8; 8] = b"UTTTNNUE";
+/// The file format's version.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes before the weights.
+const HEADER_LEN: usize = 8 + 4 + 12 + 16;
+/// Bytes of a whole file.
+pub const FILE_LEN: usize = HEADER_LEN + 4 * layout::LEN + 4;
+
+/// The net built into the engine.
+static BUILTIN: &[u8] = include_bytes!("../../nets/default.bin");
+
+/// Why a weights file cannot be used. The engine then keeps its net.
+#[derive(Debug, Error)]
+pub enum NetError {
+    /// The file cannot be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file cannot be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file does not start with the magic bytes.
+    #[error("not an Ultimo net file (it does not start with UTTTNNUE)")]
+    Magic,
+    /// A format version this engine does not read.
+    #[error("net file format version {0}; this engine reads version {FORMAT_VERSION}")]
+    Version(u32),
+    /// The file's layer sizes are not this engine's.
+    #[error(
+        "the net has layers {found:?}; this engine's are {:?}",
+        [FEATURES + DYNAMIC, HIDDEN, HIDDEN2]
+    )]
+    Shape {
+        /// Features, hidden, second hidden in the file.
+        found: [u32; 3],
+    },
+    /// The file is shorter or longer than its header says.
+    #[error("the net file has {found} bytes where {FILE_LEN} are expected (truncated?)")]
+    Length {
+        /// The file's length.
+        found: usize,
+    },
+    /// The checksum does not match the contents.
+    #[error("the net file is corrupt: checksum {found:08x}, contents give {computed:08x}")]
+    Checksum {
+        /// The checksum stored.
+        found: u32,
+        /// The checksum of the contents.
+        computed: u32,
+    },
+    /// A weight is infinite or not a number.
+    #[error("the net file is corrupt: weight {index} is {value}")]
+    NotFinite {
+        /// The weight's index in the flat vector.
+        index: usize,
+        /// Its value.
+        value: f32,
+    },
+    /// The name is not printable ASCII.
+    #[error("the net's name is not printable ASCII")]
+    Name,
+}
+
+/// FNV-1a, 32 bits: the checksum of net and data files.
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// A net's weights, laid out for inference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Net {
+    /// First layer, one row per feature.
+    pub(crate) w1: Box<[[f32; HIDDEN]; FEATURES]>,
+    pub(crate) b1: [f32; HIDDEN],
+    /// Rows of the board to play on.
+    wt: Box<[[f32; HIDDEN]; TARGETS]>,
+    /// Rows of the dynamic features.
+    wd: Box<[[f32; HIDDEN]; DYNAMIC]>,
+    /// Second layer, one row per input.
+    w2: Box<[[f32; HIDDEN2]; 2 * HIDDEN]>,
+    b2: [f32; HIDDEN2],
+    w3: [f32; HIDDEN2],
+    b3: f32,
+    name: String,
+    checksum: u32,
+}
+
+impl Net {
+    /// A net from its flat weights ([`layout`]) and a name (printable
+    /// ASCII, at most 16 bytes; cut to that).
+    pub fn from_flat(flat: &[f32], name: &str) -> Net {
+        assert_eq!(flat.len(), layout::LEN);
+        let rows = |at: usize, i: usize| -> [f32; HIDDEN] {
+            std::array::from_fn(|j| flat[at + i * HIDDEN + j])
+        };
+        let w1 = Box::new(std::array::from_fn(|f| rows(layout::W1, f)));
+        let wt = Box::new(std::array::from_fn(|t| rows(layout::WT, t)));
+        let wd = Box::new(std::array::from_fn(|t| rows(layout::WD, t)));
+        let w2 = Box::new(std::array::from_fn(|i| {
+            std::array::from_fn(|j| flat[layout::W2 + i * HIDDEN2 + j])
+        }));
+        let name: String = name
+            .chars()
+            .filter(|c| c.is_ascii_graphic())
+            .take(16)
+            .collect();
+        let mut net = Net {
+            w1,
+            b1: std::array::from_fn(|j| flat[layout::B1 + j]),
+            wt,
+            wd,
+            w2,
+            b2: std::array::from_fn(|j| flat[layout::B2 + j]),
+            w3: std::array::from_fn(|j| flat[layout::W3 + j]),
+            b3: flat[layout::B3],
+            name,
+            checksum: 0,
+        };
+        let bytes = net.to_bytes();
+        net.checksum = u32::from_le_bytes(bytes[FILE_LEN - 4..].try_into().expect("4 bytes"));
+        net
+    }
+
+    /// The flat weights, in the file's order ([`layout`]).
+    pub fn to_flat(&self) -> Vec<f32> {
+        let mut v = Vec::with_capacity(layout::LEN);
+        v.extend(self.w1.iter().flatten());
+        v.extend(&self.b1);
+        v.extend(self.wt.iter().flatten());
+        v.extend(self.wd.iter().flatten());
+        v.extend(self.w2.iter().flatten());
+        v.extend(&self.b2);
+        v.extend(&self.w3);
+        v.push(self.b3);
+        v
+    }
+
+    /// The net built into the engine.
+    pub fn builtin() -> &'static Net {
+        static NET: std::sync::OnceLock<Net> = std::sync::OnceLock::new();
+        NET.get_or_init(|| Net::from_bytes(BUILTIN).expect("the built-in net is valid"))
+    }
+
+    /// The net's name, as its file gives it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The net's version: its name and checksum, e.g. `gen1-5e3a9c21`.
+    pub fn version(&self) -> String {
+        format!("{}-{:08x}", self.name, self.checksum)
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(FILE_LEN);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        for n in [FEATURES + DYNAMIC, HIDDEN, HIDDEN2] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        let mut name = [0u8; 16];
+        name[..self.name.len()].copy_from_slice(self.name.as_bytes());
+        out.extend_from_slice(&name);
+        for w in self.to_flat() {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads a net from a file's bytes, checking everything.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Net, NetError> {
+        if bytes.len() < 8 || &bytes[..8] != MAGIC {
+            return Err(NetError::Magic);
+        }
+        let word = |at: usize| -> Option<u32> {
+            bytes
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        };
+        let version = word(8).ok_or(NetError::Length { found: bytes.len() })?;
+        if version != FORMAT_VERSION {
+            return Err(NetError::Version(version));
+        }
+        let shape = [word(12), word(16), word(20)];
+        let [Some(f), Some(h), Some(h2)] = shape else {
+            return Err(NetError::Length { found: bytes.len() });
+        };
+        if [f, h, h2] != [(FEATURES + DYNAMIC) as u32, HIDDEN as u32, HIDDEN2 as u32] {
+            return Err(NetError::Shape { found: [f, h, h2] });
+        }
+        if bytes.len() != FILE_LEN {
+            return Err(NetError::Length { found: bytes.len() });
+        }
+        let found = word(FILE_LEN - 4).expect("length checked");
+        let computed = fnv1a(&bytes[..FILE_LEN - 4]);
+        if found != computed {
+            return Err(NetError::Checksum { found, computed });
+        }
+        let name_bytes = &bytes[24..40];
+        let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
+        let name = std::str::from_utf8(&name_bytes[..end])
+            .ok()
+            .filter(|s| s.bytes().all(|b| b.is_ascii_graphic()))
+            .ok_or(NetError::Name)?;
+        let flat: Vec<f32> = bytes[HEADER_LEN..FILE_LEN - 4]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect();
+        if let Some((index, &value)) = flat.iter().enumerate().find(|(_, w)| !w.is_finite()) {
+            return Err(NetError::NotFinite { index, value });
+        }
+        Ok(Net::from_flat(&flat, name))
+    }
+
+    /// Reads a net file.
+    pub fn load(path: &Path) -> Result<Net, NetError> {
+        let bytes = std::fs::read(path).map_err(|source| NetError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Net::from_bytes(&bytes)
+    }
+
+    /// Writes the net file.
+    pub fn save(&self, path: &Path) -> Result<(), NetError> {
+        std::fs::write(path, self.to_bytes()).map_err(|source| NetError::Write {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// The output before the sigmoid, from up-to-date sums.
+    #[inline]
+    pub fn logit(&self, acc: &Accumulator, planes: &Planes) -> f32 {
+        let side = planes.side;
+        let mut views = [acc.sums[side.index()], acc.sums[side.opponent().index()]];
+        let row = &self.wt[(planes.target as usize).min(TARGETS - 1)];
+        for (s, &t) in views[0].iter_mut().zip(row) {
+            *s += t;
+        }
+        let mut dynamic = [0u8; DYNAMIC];
+        for (sums, view) in views.iter_mut().zip([side, side.opponent()]) {
+            let n = planes.dynamic(view, &mut dynamic);
+            for &f in &dynamic[..n] {
+                for (s, &w) in sums.iter_mut().zip(&self.wd[f as usize]) {
+                    *s += w;
+                }
+            }
+        }
+        let mut hidden = [0f32; 2 * HIDDEN];
+        for (h, &s) in hidden.iter_mut().zip(views.iter().flatten()) {
+            *h = s.clamp(0.0, 1.0);
+        }
+        let mut second = self.b2;
+        for (&h, row) in hidden.iter().zip(self.w2.iter()) {
+            for (o, &w) in second.iter_mut().zip(row) {
+                *o += h * w;
+            }
+        }
+        let mut out = self.b3;
+        for (&s, &w) in second.iter().zip(&self.w3) {
+            out += s.clamp(0.0, 1.0) * w;
+        }
+        out
+    }
+
+    /// The expected score of the side to move, from up-to-date sums.
+    #[inline]
+    pub fn value(&self, acc: &Accumulator, planes: &Planes) -> f32 {
+        sigmoid(self.logit(acc, planes))
+    }
+
+    /// The expected score of the side to move in `planes`, from scratch.
+    pub fn evaluate_planes(&self, planes: &Planes) -> f32 {
+        let acc = Accumulator::new(self, planes);
+        self.value(&acc, planes)
+    }
+}
+
+/// The logistic function.
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Evaluator<Position> for Net {
+    /// The net's value, except where the side to move can win the game at
+    /// once: then 1 (the net would have to learn that from few examples;
+    /// the rules know it for the price of a few table lookups).
+    fn evaluate(&self, pos: &Position) -> f32 {
+        if pos.winning_move().is_some() {
+            return 1.0;
+        }
+        self.evaluate_planes(&Planes::from_position(pos))
+    }
+}
+
+#[cfg(test)]
+mod tests;

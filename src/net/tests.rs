@@ -1,0 +1,74 @@
+use super::train::Trainer;
+use super::*;
+
+#[test]
+fn the_builtin_net_loads() {
+    let net = Net::builtin();
+    assert!(!net.name().is_empty());
+    assert!(net.version().starts_with(net.name()));
+    let v = net.evaluate(&Position::startpos());
+    assert!((0.0..=1.0).contains(&v));
+}
+
+#[test]
+fn files_round_trip() {
+    let net = Trainer::new(11).net("gen9");
+    let bytes = net.to_bytes();
+    assert_eq!(bytes.len(), FILE_LEN);
+    let back = Net::from_bytes(&bytes).unwrap();
+    assert_eq!(back, net);
+    assert_eq!(back.to_flat(), net.to_flat());
+    assert!(back.version().starts_with("gen9-"));
+}
+
+#[test]
+fn bad_files_say_why() {
+    let bytes = Trainer::new(12).net("x").to_bytes();
+    let err = |b: &[u8]| Net::from_bytes(b).unwrap_err().to_string();
+    assert_eq!(
+        err(&bytes[..1000]),
+        format!("the net file has 1000 bytes where {FILE_LEN} are expected (truncated?)")
+    );
+    assert_eq!(
+        err(b"#!/bin/sh\necho hello\n"),
+        "not an Ultimo net file (it does not start with UTTTNNUE)"
+    );
+    assert!(err(&bytes[..5]).starts_with("not an Ultimo net file"));
+    let mut flipped = bytes.clone();
+    flipped[5000] ^= 0x40;
+    assert!(err(&flipped).starts_with("the net file is corrupt: checksum"));
+    let mut version = bytes.clone();
+    version[8] = 7;
+    assert_eq!(
+        err(&version),
+        "net file format version 7; this engine reads version 1"
+    );
+    let mut shape = bytes.clone();
+    shape[16] = 128;
+    assert!(err(&shape).starts_with("the net has layers [225, 128, 32]"));
+    // A NaN weight with a matching checksum.
+    let mut nan = bytes.clone();
+    nan[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let sum = fnv1a(&nan[..FILE_LEN - 4]);
+    nan[FILE_LEN - 4..].copy_from_slice(&sum.to_le_bytes());
+    assert!(err(&nan).starts_with("the net file is corrupt: weight 0 is NaN"));
+    let missing = Net::load(Path::new("/nonexistent/net.bin")).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .starts_with("cannot read /nonexistent/net.bin")
+    );
+}
+
+#[test]
+fn values_are_the_same_under_the_symmetries() {
+    // Not exactly (the net is not built symmetric), but the planes and
+    // their transforms are positions of the same game.
+    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+    let planes = features::Planes::from_position(&pos);
+    for s in 0..8 {
+        let t = planes.transform(s);
+        assert_eq!(t.marks[0].count_ones(), planes.marks[0].count_ones());
+        assert_eq!(t.transform(0), t);
+    }
+}

@@ -1,0 +1,531 @@
+//! The trainer: from self-play data to a net, seeded and single-threaded,
+//! so that the same data, settings and seed give the same weights file.
+//!
+//! Hand-written rather than built on an ML library: the net is three small
+//! dense layers over sparse binary inputs, so the backward pass is a few
+//! dozen lines, and the engine's binary needs no heavy dependency. The
+//! trainer keeps its own forward pass over a flat weight vector, which a
+//! test compares with the engine's (accumulator) forward pass.
+//!
+//! - Target: `lambda * result + (1 - lambda) * search value`, both for the
+//!   side to move (result: win 1, draw 1/2, loss 0).
+//! - Loss: binary cross-entropy of the sigmoid output against the target.
+//! - Optimiser: Adam (beta 0.9 / 0.999), minibatches, the learning rate
+//!   falling linearly to a tenth over the run.
+//! - Every epoch each position is seen under a random one of the 8
+//!   symmetries of the board (the same map on boards and cells).
+//! - The games are shuffled with the seed; a twentieth of them (whole
+//!   games) is held out to report the validation loss.
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{Rng, SeedableRng};
+
+use super::data::GameRecord;
+use super::features::{MAX_ACTIVE, Planes};
+use super::layout::{B1, B2, B3, LEN, W1, W2, W3, WD, WT};
+use super::{DYNAMIC, HIDDEN, HIDDEN2, Net, sigmoid};
+use crate::game::Outcome;
+
+/// One training position.
+#[derive(Copy, Clone, Debug)]
+pub struct Sample {
+    /// The position.
+    pub planes: Planes,
+    /// The expected score to learn, for the side to move.
+    pub target: f32,
+}
+
+/// The samples of some games: every recorded position, with target
+/// `lambda * result + (1 - lambda) * value`.
+pub fn samples(games: &[GameRecord], lambda: f32) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for g in games {
+        for p in &g.positions {
+            let result = match g.result {
+                Outcome::Win(w) if w == p.side => 1.0,
+                Outcome::Win(_) => 0.0,
+                Outcome::Draw => 0.5,
+            };
+            out.push(Sample {
+                planes: p.planes(),
+                target: lambda * result + (1.0 - lambda) * p.value,
+            });
+        }
+    }
+    out
+}
+
+/// The trainer's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Passes over the training positions.
+    pub epochs: u32,
+    /// Positions per step.
+    pub batch: usize,
+    /// Adam's learning rate at the start.
+    pub lr: f32,
+    /// The result's weight in the target (the search value has the rest).
+    pub lambda: f32,
+    /// Seed of the initial weights, the shuffles and the symmetries.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            epochs: 20,
+            batch: 256,
+            lr: 0.002,
+            lambda: 0.5,
+            seed: 1,
+        }
+    }
+}
+
+/// One epoch's figures.
+#[derive(Copy, Clone, Debug)]
+pub struct Epoch {
+    /// The epoch, from 1.
+    pub epoch: u32,
+    /// Mean training loss.
+    pub train_loss: f64,
+    /// Mean loss on the held-out games.
+    pub valid_loss: f64,
+    /// The held-out positions' mean squared error of the value.
+    pub valid_mse: f64,
+}
+
+/// The weights being trained, their gradients and Adam's moments.
+pub struct Trainer {
+    /// The weights, in the file's order.
+    pub params: Vec<f32>,
+    grads: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+    step: u32,
+}
+
+/// The binary cross-entropy of prediction `y` against target `t`.
+fn bce(y: f32, t: f32) -> f64 {
+    let y = (y as f64).clamp(1e-7, 1.0 - 1e-7);
+    let t = t as f64;
+    -(t * y.ln() + (1.0 - t) * (1.0 - y).ln())
+}
+
+/// What one forward pass keeps for the backward pass.
+struct Pass {
+    feats: [[u16; MAX_ACTIVE]; 2],
+    counts: [usize; 2],
+    dynamic: [[u8; DYNAMIC]; 2],
+    dyn_counts: [usize; 2],
+    z1: [[f32; HIDDEN]; 2],
+    a1: [f32; 2 * HIDDEN],
+    z2: [f32; HIDDEN2],
+    a2: [f32; HIDDEN2],
+    y: f32,
+}
+
+impl Trainer {
+    /// Fresh weights from `seed`.
+    pub fn new(seed: u64) -> Trainer {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut uniform = |a: f32| (rng.next_u32() as f32 / u32::MAX as f32 * 2.0 - 1.0) * a;
+        let mut params = vec![0f32; LEN];
+        for w in &mut params[W1..B1] {
+            *w = uniform(0.1);
+        }
+        params[B1..WT].fill(0.5);
+        for w in &mut params[WT..W2] {
+            *w = uniform(0.1);
+        }
+        for w in &mut params[W2..B2] {
+            *w = uniform(1.0 / (2.0 * HIDDEN as f32).sqrt());
+        }
+        params[B2..W3].fill(0.5);
+        for w in &mut params[W3..B3] {
+            *w = uniform(1.0 / (HIDDEN2 as f32).sqrt());
+        }
+        Trainer::from_params(params)
+    }
+
+    /// Training that starts from `net`'s weights.
+    pub fn from_net(net: &Net) -> Trainer {
+        Trainer::from_params(net.to_flat())
+    }
+
+    fn from_params(params: Vec<f32>) -> Trainer {
+        Trainer {
+            params,
+            grads: vec![0.0; LEN],
+            m: vec![0.0; LEN],
+            v: vec![0.0; LEN],
+            step: 0,
+        }
+    }
+
+    /// The net with the current weights.
+    pub fn net(&self, name: &str) -> Net {
+        Net::from_flat(&self.params, name)
+    }
+
+    /// The value of the side to move in `planes`, by the trainer's own
+    /// forward pass.
+    pub fn forward(&self, planes: &Planes) -> f32 {
+        self.pass(planes).y
+    }
+
+    fn pass(&self, planes: &Planes) -> Pass {
+        let p = &self.params;
+        let views = [planes.side, planes.side.opponent()];
+        let mut pass = Pass {
+            feats: [[0; MAX_ACTIVE]; 2],
+            counts: [0; 2],
+            dynamic: [[0; DYNAMIC]; 2],
+            dyn_counts: [0; 2],
+            z1: [[0.0; HIDDEN]; 2],
+            a1: [0.0; 2 * HIDDEN],
+            z2: [0.0; HIDDEN2],
+            a2: [0.0; HIDDEN2],
+            y: 0.0,
+        };
+        for (v, view) in views.into_iter().enumerate() {
+            pass.counts[v] = planes.features(view, &mut pass.feats[v]);
+            let z = &mut pass.z1[v];
+            z.copy_from_slice(&p[B1..B1 + HIDDEN]);
+            for &f in &pass.feats[v][..pass.counts[v]] {
+                let row = &p[W1 + f as usize * HIDDEN..][..HIDDEN];
+                for (z, w) in z.iter_mut().zip(row) {
+                    *z += w;
+                }
+            }
+        }
+        let t = planes.target.min(9) as usize;
+        let row = &p[WT + t * HIDDEN..][..HIDDEN];
+        for (z, w) in pass.z1[0].iter_mut().zip(row) {
+            *z += w;
+        }
+        for (v, view) in views.into_iter().enumerate() {
+            pass.dyn_counts[v] = planes.dynamic(view, &mut pass.dynamic[v]);
+            for &f in &pass.dynamic[v][..pass.dyn_counts[v]] {
+                let row = &p[WD + f as usize * HIDDEN..][..HIDDEN];
+                for (z, w) in pass.z1[v].iter_mut().zip(row) {
+                    *z += w;
+                }
+            }
+        }
+        for v in 0..2 {
+            for k in 0..HIDDEN {
+                pass.a1[v * HIDDEN + k] = pass.z1[v][k].clamp(0.0, 1.0);
+            }
+        }
+        pass.z2.copy_from_slice(&p[B2..B2 + HIDDEN2]);
+        for (i, &a) in pass.a1.iter().enumerate() {
+            let row = &p[W2 + i * HIDDEN2..][..HIDDEN2];
+            for (z, w) in pass.z2.iter_mut().zip(row) {
+                *z += a * w;
+            }
+        }
+        let mut out = p[B3];
+        for j in 0..HIDDEN2 {
+            pass.a2[j] = pass.z2[j].clamp(0.0, 1.0);
+            out += pass.a2[j] * p[W3 + j];
+        }
+        pass.y = sigmoid(out);
+        pass
+    }
+
+    /// Adds the gradient of the loss on one sample to the gradients;
+    /// returns the loss.
+    fn backward(&mut self, sample: &Sample) -> f64 {
+        let pass = self.pass(&sample.planes);
+        let (p, g) = (&self.params, &mut self.grads);
+        let d3 = pass.y - sample.target;
+        g[B3] += d3;
+        let mut dz2 = [0f32; HIDDEN2];
+        for j in 0..HIDDEN2 {
+            g[W3 + j] += d3 * pass.a2[j];
+            let z = pass.z2[j];
+            if z > 0.0 && z < 1.0 {
+                dz2[j] = d3 * p[W3 + j];
+            }
+        }
+        for (j, d) in dz2.iter().enumerate() {
+            g[B2 + j] += d;
+        }
+        let mut da1 = [0f32; 2 * HIDDEN];
+        for (i, &a) in pass.a1.iter().enumerate() {
+            let row = &p[W2 + i * HIDDEN2..][..HIDDEN2];
+            let grow = &mut g[W2 + i * HIDDEN2..][..HIDDEN2];
+            let mut s = 0.0;
+            for j in 0..HIDDEN2 {
+                grow[j] += a * dz2[j];
+                s += row[j] * dz2[j];
+            }
+            da1[i] = s;
+        }
+        let mut dz1 = [[0f32; HIDDEN]; 2];
+        for v in 0..2 {
+            for k in 0..HIDDEN {
+                let z = pass.z1[v][k];
+                if z > 0.0 && z < 1.0 {
+                    dz1[v][k] = da1[v * HIDDEN + k];
+                }
+            }
+        }
+        for k in 0..HIDDEN {
+            g[B1 + k] += dz1[0][k] + dz1[1][k];
+        }
+        let t = sample.planes.target.min(9) as usize;
+        for (gw, d) in g[WT + t * HIDDEN..][..HIDDEN].iter_mut().zip(&dz1[0]) {
+            *gw += d;
+        }
+        for (v, dz) in dz1.iter().enumerate() {
+            for &f in &pass.feats[v][..pass.counts[v]] {
+                let row = &mut g[W1 + f as usize * HIDDEN..][..HIDDEN];
+                for (gw, d) in row.iter_mut().zip(dz) {
+                    *gw += d;
+                }
+            }
+            for &f in &pass.dynamic[v][..pass.dyn_counts[v]] {
+                let row = &mut g[WD + f as usize * HIDDEN..][..HIDDEN];
+                for (gw, d) in row.iter_mut().zip(dz) {
+                    *gw += d;
+                }
+            }
+        }
+        bce(pass.y, sample.target)
+    }
+
+    /// One Adam step with the gradients summed over `batch` samples, then
+    /// clears them.
+    fn adam(&mut self, lr: f32, batch: usize) {
+        const B1_: f32 = 0.9;
+        const B2_: f32 = 0.999;
+        self.step += 1;
+        let c1 = 1.0 - B1_.powi(self.step as i32);
+        let c2 = 1.0 - B2_.powi(self.step as i32);
+        let scale = 1.0 / batch as f32;
+        for i in 0..LEN {
+            let g = self.grads[i] * scale;
+            self.m[i] = B1_ * self.m[i] + (1.0 - B1_) * g;
+            self.v[i] = B2_ * self.v[i] + (1.0 - B2_) * g * g;
+            let mh = self.m[i] / c1;
+            let vh = self.v[i] / c2;
+            self.params[i] -= lr * mh / (vh.sqrt() + 1e-8);
+            self.grads[i] = 0.0;
+        }
+    }
+
+    /// Mean loss and squared error on `samples` (no training).
+    pub fn evaluate(&self, samples: &[Sample]) -> (f64, f64) {
+        if samples.is_empty() {
+            return (0.0, 0.0);
+        }
+        let (mut loss, mut se) = (0.0, 0.0);
+        for s in samples {
+            let y = self.forward(&s.planes);
+            loss += bce(y, s.target);
+            se += ((y - s.target) as f64).powi(2);
+        }
+        (loss / samples.len() as f64, se / samples.len() as f64)
+    }
+}
+
+/// Splits games into training and held-out positions (a twentieth of the
+/// games, at least one when there are two or more), shuffled by `seed`.
+pub fn split(games: &[GameRecord], lambda: f32, seed: u64) -> (Vec<Sample>, Vec<Sample>) {
+    let mut order: Vec<usize> = (0..games.len()).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
+    shuffle(&mut order, &mut rng);
+    let held = if games.len() >= 2 {
+        (games.len() / 20).max(1)
+    } else {
+        0
+    };
+    let pick =
+        |idx: &[usize]| -> Vec<GameRecord> { idx.iter().map(|&i| games[i].clone()).collect() };
+    let valid = samples(&pick(&order[..held]), lambda);
+    let train = samples(&pick(&order[held..]), lambda);
+    (train, valid)
+}
+
+/// Fisher-Yates with the given generator.
+fn shuffle<T>(v: &mut [T], rng: &mut Xoshiro256PlusPlus) {
+    for i in (1..v.len()).rev() {
+        let j = ((rng.next_u32() as u64 * (i as u64 + 1)) >> 32) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// Trains on `train`, reporting each epoch's losses (on `valid` too)
+/// to `progress`; starts from `start` when given, else from fresh weights.
+pub fn train(
+    train: &[Sample],
+    valid: &[Sample],
+    config: &Config,
+    start: Option<&Net>,
+    progress: &mut dyn FnMut(&Epoch),
+) -> Trainer {
+    let mut trainer = match start {
+        Some(net) => Trainer::from_net(net),
+        None => Trainer::new(config.seed),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed.wrapping_add(1));
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let batch = config.batch.max(1);
+    let steps_total = (config.epochs as usize * train.len().div_ceil(batch)).max(1);
+    let mut steps = 0usize;
+    for epoch in 1..=config.epochs {
+        shuffle(&mut order, &mut rng);
+        let mut loss = 0.0;
+        for chunk in order.chunks(batch) {
+            for &i in chunk {
+                let s = train[i];
+                let sym = (rng.next_u32() % 8) as usize;
+                let sample = Sample {
+                    planes: s.planes.transform(sym),
+                    target: s.target,
+                };
+                loss += trainer.backward(&sample);
+            }
+            let lr = config.lr * (1.0 - 0.9 * steps as f32 / steps_total as f32);
+            trainer.adam(lr, chunk.len());
+            steps += 1;
+        }
+        let (valid_loss, valid_mse) = trainer.evaluate(valid);
+        progress(&Epoch {
+            epoch,
+            train_loss: loss / train.len().max(1) as f64,
+            valid_loss,
+            valid_mse,
+        });
+    }
+    trainer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::features::Accumulator;
+    use crate::rules::Position;
+
+    #[test]
+    fn the_trainers_forward_pass_is_the_engines() {
+        let trainer = Trainer::new(3);
+        let net = trainer.net("test");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        for _ in 0..20 {
+            let mut pos = Position::startpos();
+            let mut acc = Accumulator::new(&net, &Planes::from_position(&pos));
+            while let Some(m) = pos.random_move(&mut rng) {
+                pos.play(m);
+                if pos.is_over() {
+                    break;
+                }
+                let planes = Planes::from_position(&pos);
+                acc.update(&net, &planes);
+                let incremental = net.value(&acc, &planes);
+                let scratch = net.evaluate_planes(&planes);
+                let trainer_value = trainer.forward(&planes);
+                assert!((incremental - scratch).abs() < 1e-5, "{pos}");
+                assert!((trainer_value - scratch).abs() < 1e-5, "{pos}");
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        let mut trainer = Trainer::new(5);
+        // A position where both sides have threats on some boards.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let mut pos = Position::startpos();
+        let mut dynamic = [0u8; DYNAMIC];
+        while Planes::from_position(&pos).dynamic(pos.side_to_move(), &mut dynamic) < 2 {
+            let m = pos.random_move(&mut rng).unwrap();
+            pos.play(m);
+            assert!(!pos.is_over());
+        }
+        let sample = Sample {
+            planes: Planes::from_position(&pos),
+            target: 0.8,
+        };
+        trainer.backward(&sample);
+        let grads = trainer.grads.clone();
+        // Weights the sample uses: a first-layer row's, the board's row,
+        // second and last layers.
+        let feats = {
+            let mut f = [0u16; MAX_ACTIVE];
+            sample.planes.features(sample.planes.side, &mut f);
+            f[0] as usize
+        };
+        sample.planes.dynamic(sample.planes.side, &mut dynamic);
+        let wd = WD + dynamic[0] as usize * HIDDEN + 2;
+        for i in [
+            W1 + feats * HIDDEN + 3,
+            B1 + 5,
+            WT + 3 * HIDDEN + 1,
+            wd,
+            W2 + 7,
+            B2 + 2,
+            W3 + 4,
+            B3,
+        ] {
+            let h = 1e-3;
+            let mut plus = Trainer::from_params(trainer.params.clone());
+            plus.params[i] += h;
+            let mut minus = Trainer::from_params(trainer.params.clone());
+            minus.params[i] -= h;
+            let numeric = (bce(plus.forward(&sample.planes), 0.8)
+                - bce(minus.forward(&sample.planes), 0.8))
+                / (2.0 * h as f64);
+            assert!(
+                (numeric - grads[i] as f64).abs() < 2e-3 + 0.05 * numeric.abs(),
+                "weight {i}: numeric {numeric}, backprop {}",
+                grads[i]
+            );
+        }
+    }
+
+    #[test]
+    fn training_is_reproducible_and_learns() {
+        // A toy target: x to move with the centre cell is good.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        let mut train_set = Vec::new();
+        for _ in 0..400 {
+            let mut pos = Position::startpos();
+            for _ in 0..(rng.next_u32() % 20) {
+                match pos.random_move(&mut rng) {
+                    Some(m)
+                        if !{
+                            let mut p = pos;
+                            p.play(m);
+                            p.is_over()
+                        } =>
+                    {
+                        pos.play(m)
+                    }
+                    _ => break,
+                }
+            }
+            let planes = Planes::from_position(&pos);
+            let centre = planes.marks[planes.side.index()] >> 40 & 1 == 1;
+            train_set.push(Sample {
+                planes,
+                target: if centre { 0.9 } else { 0.3 },
+            });
+        }
+        let config = Config {
+            epochs: 3,
+            batch: 32,
+            ..Config::default()
+        };
+        let mut losses = Vec::new();
+        let a = train(&train_set, &train_set, &config, None, &mut |e| {
+            losses.push(e.valid_loss)
+        });
+        let b = train(&train_set, &train_set, &config, None, &mut |_| {});
+        assert_eq!(a.params, b.params, "same seed, same weights");
+        let (first, _) = Trainer::new(config.seed).evaluate(&train_set);
+        assert!(losses[2] < first, "{first} -> {losses:?}");
+    }
+}
