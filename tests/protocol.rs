@@ -811,3 +811,27 @@ fn threads_and_hash_are_checked_together_in_any_order() {
         );
     }
 }
+
+/// Regression: the RandomMove draws restarted only with the process, so an
+/// engine process kept from game to game (as the match runner keeps them)
+/// played other random games than a fresh one, and a sharded match with
+/// RandomMove differed from the whole match.
+#[test]
+fn random_moves_repeat_after_a_new_game() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name RandomMove value true");
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        e.send("uginewgame");
+        let mut moves: Vec<String> = Vec::new();
+        for _ in 0..6 {
+            e.send(&format!("position startpos moves {}", moves.join(" ")));
+            e.send("go nodes 10");
+            let line = e.next_line(Duration::from_secs(30)).expect("a move");
+            let best = line.strip_prefix("bestmove ").expect("bestmove");
+            moves.push(best.to_string());
+        }
+        games.push(moves);
+    }
+    assert_eq!(games[0], games[1]);
+}

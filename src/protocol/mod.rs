@@ -230,8 +230,9 @@ pub struct Engine<G: EngineGame = Position> {
     running: Option<Running<G>>,
     /// The game `setoption name Game` asked for.
     switch: Option<GameKind>,
-    /// The moves drawn with the RandomMove option so far (each draw's
-    /// generator is seeded from Seed and this count).
+    /// The moves drawn with the RandomMove option since the start or the
+    /// last new game (each draw's generator is seeded from Seed and this
+    /// count).
     random_draws: u64,
 }
 
@@ -460,6 +461,8 @@ impl<G: EngineGame> Engine<G> {
             Command::NewGame => {
                 let pos = self.pos;
                 self.idle_searcher("ucinewgame")?.clear(pos);
+                // A new game draws the same random moves as a fresh engine.
+                self.random_draws = 0;
             }
             Command::Position(pos) => {
                 self.idle_searcher("position")?;
