@@ -12,37 +12,10 @@ use rand::rngs::Xoshiro256PlusPlus;
 use crate::game::Notation;
 use crate::quote::shorten;
 use crate::rules::Position;
-use crate::{notation, rules, super15};
 
 /// Why a game's text or move was refused, for any game the arena plays:
-/// each game's own typed error, shown as it is.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TextProblem {
-    /// An Ultimate Tic-Tac-Toe FEN.
-    #[error(transparent)]
-    UtttFen(#[from] notation::FenError),
-    /// An Ultimate Tic-Tac-Toe move that is not a cell.
-    #[error(transparent)]
-    UtttMove(#[from] notation::ParseMoveError),
-    /// An illegal Ultimate Tic-Tac-Toe move.
-    #[error(transparent)]
-    UtttPlay(#[from] rules::PlayError),
-    /// Ultimate Tic-Tac-Toe moves that cannot be played.
-    #[error(transparent)]
-    UtttMoves(#[from] notation::MovesError),
-    /// A Super 1 al 5 FEN.
-    #[error(transparent)]
-    Super15Fen(#[from] super15::notation::FenError),
-    /// A Super 1 al 5 move that cannot be read.
-    #[error(transparent)]
-    Super15Move(#[from] super15::notation::MoveParseError),
-    /// An illegal Super 1 al 5 move.
-    #[error(transparent)]
-    Super15Play(#[from] super15::PlayError),
-    /// Super 1 al 5 moves that cannot be played.
-    #[error(transparent)]
-    Super15Moves(#[from] super15::notation::MovesError),
-}
+/// the PGN layer's error, which wraps each game's own typed error.
+pub use crate::pgn::GameTextError as TextProblem;
 
 /// A game the arena can referee: its [`Notation`], with every error it
 /// reports convertible to a [`TextProblem`].

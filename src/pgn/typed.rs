@@ -20,6 +20,9 @@ pub enum GameTextError {
     /// An illegal Ultimate Tic-Tac-Toe move.
     #[error(transparent)]
     UtttPlay(#[from] rules::PlayError),
+    /// Ultimate Tic-Tac-Toe moves that cannot be played.
+    #[error(transparent)]
+    UtttMoves(#[from] notation::MovesError),
     /// A Super 1 al 5 FEN.
     #[error(transparent)]
     Super15Fen(#[from] super15::notation::FenError),
@@ -29,6 +32,9 @@ pub enum GameTextError {
     /// An illegal Super 1 al 5 move.
     #[error(transparent)]
     Super15Play(#[from] super15::PlayError),
+    /// Super 1 al 5 moves that cannot be played.
+    #[error(transparent)]
+    Super15Moves(#[from] super15::notation::MovesError),
 }
 
 /// A game PGN can be read into: its [`Notation`], with its errors
