@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{BIN, run};
+use common::{BIN, TempDir, run};
 
 /// A game Ultimo played against itself (3000 nodes a move) from the empty
 /// board, with a planted blunder: at ply 49 `x` could win at once with
@@ -239,35 +239,12 @@ fn a_stopped_review_prints_what_it_judged() {
     );
 }
 
-/// A temporary folder, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("ultimo-analyze-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("make a temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self, file: &str) -> String {
-        self.0.join(file).display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `--pgnout` appends the game annotated: scores, NAGs, marks and best
 /// moves in the comments; the file reads back as PGN and reviews again.
 #[test]
 fn the_annotated_pgn_reads_back() {
-    let dir = TempDir::new("pgnout");
-    let out = dir.path("annotated.pgn");
+    let dir = TempDir::new("analyze-pgnout");
+    let out = dir.file("annotated.pgn");
     let args = [
         "analyze",
         "--pgn",
@@ -335,8 +312,8 @@ fn the_annotated_pgn_reads_back() {
 /// position gets its FEN; an unfinished game ends with `*`.
 #[test]
 fn a_game_from_moves_is_written_as_new_pgn() {
-    let dir = TempDir::new("moves");
-    let out = dir.path("new.pgn");
+    let dir = TempDir::new("analyze-moves");
+    let out = dir.file("new.pgn");
     let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
     let (code, _, err) = run(
         &[
@@ -381,14 +358,14 @@ fn the_second_game_of_a_file_and_bad_files() {
     let (code, _, err) = run(&["analyze", "--pgn", PLANTED_PGN, "--game-number", "3"], "");
     assert_eq!(code, 2);
     assert!(err.contains("has 2 game(s); there is no game 3"), "{err}");
-    let dir = TempDir::new("bad");
-    let bad = dir.path("bad.pgn");
+    let dir = TempDir::new("analyze-bad");
+    let bad = dir.file("bad.pgn");
     std::fs::write(&bad, "[Event \"x\"]\n\n1. e5 a1 *\n").unwrap();
     let (code, _, err) = run(&["analyze", "--pgn", &bad, "--nodes", "100"], "");
     assert_eq!(code, 2);
     assert!(err.contains(":3:") && err.contains("a1"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    let (code, _, err) = run(&["analyze", "--pgn", &dir.path("missing.pgn")], "");
+    let (code, _, err) = run(&["analyze", "--pgn", &dir.file("missing.pgn")], "");
     assert_eq!(code, 2);
     assert!(
         err.contains("cannot read") && err.contains("missing.pgn"),
@@ -403,7 +380,7 @@ fn the_second_game_of_a_file_and_bad_files() {
         assert!(err.contains("--game-number <N>"), "{err}");
     }
     let (code, _, err) = run(
-        &["analyze", "--pgnout", &dir.path("o.pgn"), "--moves", "e5"],
+        &["analyze", "--pgnout", &dir.file("o.pgn"), "--moves", "e5"],
         "",
     );
     assert_eq!(code, 2);

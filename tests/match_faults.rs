@@ -9,8 +9,11 @@
 //! such `sleep` outlives the runner.
 #![cfg(target_os = "linux")]
 
+mod common;
+
+use common::TempDir;
+
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -25,31 +28,12 @@ const HANG: Duration = Duration::from_secs(90);
 const REAP: Duration = Duration::from_secs(10);
 
 /// A temporary directory for one test, removed when dropped.
-struct TempDir(PathBuf);
-
 impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ultimo-faults-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
     /// Writes the engine script `name.sh` and returns its `--engine` value.
     fn engine(&self, name: &str, script: &str) -> String {
         let path = self.0.join(format!("{name}.sh"));
         std::fs::write(&path, script).expect("write the engine");
         format!("cmd=sh arg={} name={name}", path.display())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -261,7 +245,7 @@ fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
 #[test]
 fn an_engine_hanging_at_start_up_leaves_nothing_behind() {
     let tag = "9876.10001";
-    let dir = TempDir::new("startup");
+    let dir = TempDir::new("faults-startup");
     let hang = dir.engine("hang", &format!("read -r line; sleep {tag}\n"));
     let other = dir.engine("other", &mover("true"));
     let output = run(&[
@@ -284,7 +268,7 @@ fn an_engine_hanging_at_start_up_leaves_nothing_behind() {
 #[test]
 fn an_engine_hanging_mid_game_leaves_nothing_behind() {
     let tag = "9876.10002";
-    let dir = TempDir::new("midgame");
+    let dir = TempDir::new("faults-midgame");
     let hang = dir.engine("hang", &script(&format!("sleep {tag}")));
     let other = dir.engine("other", &mover("true"));
     let output = run(&[
@@ -309,7 +293,7 @@ fn an_engine_hanging_mid_game_leaves_nothing_behind() {
 /// the runner's standard output and error, after checking it ended well
 /// and left no `sleep TAG` behind.
 fn signalled_match(test: &str, tag: &str, signals: &[&str]) -> (String, String) {
-    let dir = TempDir::new(test);
+    let dir = TempDir::new(&format!("faults-{test}"));
     let hang = dir.engine("hang", &script(&format!("sleep {tag}")));
     let other = dir.engine("other", &mover("true"));
     let runner = Runner::start(&[
@@ -374,7 +358,7 @@ const MEMORY_BOUND_KB: u64 = 200 * 1024;
 fn an_endless_line_is_a_fault_and_memory_stays_bounded() {
     // 500 MB without a newline; `head`'s argument is the tag.
     let tag = "500000123";
-    let dir = TempDir::new("flood-line");
+    let dir = TempDir::new("faults-flood-line");
     let flood = dir.engine(
         "flood",
         &script(&format!("head -c {tag} /dev/zero | tr '\\0' x")),
@@ -411,7 +395,7 @@ fn lines_nobody_reads_yet_do_not_pile_up() {
     // end, while the runner waits (1 s, the move timeout) for the other
     // engine's move, which takes 3 s: for that second nobody reads the
     // flood. Without a bound on the lines waiting, 1 GB piled up.
-    let dir = TempDir::new("flood-lines");
+    let dir = TempDir::new("faults-flood-lines");
     let flood = dir.engine(
         "flood",
         &script(
@@ -441,7 +425,7 @@ fn lines_nobody_reads_yet_do_not_pile_up() {
 
 #[test]
 fn log_keeps_each_engines_standard_error() {
-    let dir = TempDir::new("log");
+    let dir = TempDir::new("faults-log");
     let talker = dir.engine(
         "talker",
         &format!(
@@ -450,7 +434,7 @@ fn log_keeps_each_engines_standard_error() {
         ),
     );
     let other = dir.engine("other", &mover("echo 'other thinks' >&2"));
-    let logs = dir.path().join("logs/deeper");
+    let logs = dir.dir().join("logs/deeper");
     let out = success(&run(&[
         "--engine",
         &talker,
@@ -491,8 +475,8 @@ fn log_keeps_each_engines_standard_error() {
 
 #[test]
 fn a_log_directory_that_cannot_be_made_is_a_clear_error() {
-    let dir = TempDir::new("log-error");
-    let file = dir.path().join("a-file");
+    let dir = TempDir::new("faults-log-error");
+    let file = dir.dir().join("a-file");
     std::fs::write(&file, "not a directory").expect("write a file");
     let other = dir.engine("other", &mover("true"));
     let logs = file.join("logs");

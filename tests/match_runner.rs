@@ -4,6 +4,10 @@
 //! errors for bad input.
 #![cfg(unix)]
 
+mod common;
+
+use common::statistics;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -100,18 +104,6 @@ fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
         .find(|l| l.split("  ").next() == Some(key))
         .map(|l| l[key.len()..].trim())
         .unwrap_or_else(|| panic!("no '{key}' line in\n{stdout}"))
-}
-
-/// The statistics of a summary: every line but `end`, `time` and `record`.
-fn statistics(stdout: &str) -> Vec<&str> {
-    stdout
-        .lines()
-        .filter(|l| {
-            !["end ", "time ", "record "]
-                .iter()
-                .any(|k| l.starts_with(k))
-        })
-        .collect()
 }
 
 /// A file in the temporary directory, removed when dropped.

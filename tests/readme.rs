@@ -29,9 +29,13 @@
 //! elision is needed only for a few numbers, which a few lines handle.
 #![cfg(unix)]
 
+mod common;
+
+use common::TempDir;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -317,23 +321,6 @@ fn run_session(readme: &[String], dir: &Path) -> Result<Vec<String>, String> {
     Ok(seen)
 }
 
-/// A temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ultimo-readme-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create a temporary folder");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn readme_examples_match_real_output() {
     let text = std::fs::read_to_string(README).expect("read README.md");
@@ -353,7 +340,7 @@ fn readme_examples_match_real_output() {
     // UPDATE_README=1: rewrite the examples that disagree; =all: every one.
     let update = std::env::var("UPDATE_README").unwrap_or_default();
     let (update, all) = (update == "1" || update == "all", update == "all");
-    let dir = TempDir::new();
+    let dir = TempDir::new("readme");
     let mut failures = Vec::new();
     let mut rewrites: Vec<(Range<usize>, Vec<String>)> = Vec::new();
     for example in &examples {

@@ -3,7 +3,11 @@
 //! node counts (one thread, so every search is repeatable).
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{TempDir, statistics};
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
@@ -41,40 +45,6 @@ fn failure(output: &Output) -> String {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
-}
-
-/// The statistics of a summary: every line but `end`, `time` and `record`.
-fn statistics(stdout: &str) -> Vec<&str> {
-    stdout
-        .lines()
-        .filter(|l| {
-            !["end ", "time ", "record "]
-                .iter()
-                .any(|k| l.starts_with(k))
-        })
-        .collect()
-}
-
-/// A folder of this test's files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ultimo-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    /// The path of `file` in the folder, as text.
-    fn file(&self, file: &str) -> String {
-        self.0.join(file).to_str().expect("UTF-8").to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The JSON file at `path`.

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -154,4 +155,50 @@ pub fn run(args: &[&str], input: &str) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// A folder of a test's files, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A fresh, empty folder `ultimo-NAME-PID` in the system's temporary
+    /// folder.
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ultimo-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("make a temporary folder");
+        TempDir(dir)
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.0
+    }
+
+    /// The path of `file` in the folder, as text.
+    pub fn file(&self, file: &str) -> String {
+        self.0
+            .join(file)
+            .to_str()
+            .expect("a UTF-8 path")
+            .to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The statistics of a summary: every line but `end`, `time` and `record`.
+pub fn statistics(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| {
+            !["end ", "time ", "record "]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .collect()
 }
