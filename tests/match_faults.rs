@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::{TempDir, failure, success};
 
 use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
@@ -212,25 +212,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Standard output, after checking that the run succeeded.
-fn success(output: &Output) -> String {
-    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(
-        output.status.success(),
-        "status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        output.status
-    );
-    stdout
-}
-
-/// Standard error of a run that failed with status 2 and no panic.
-fn failure(output: &Output) -> String {
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
 }
 
 /// The value of the summary line `key`.

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::statistics;
+use common::{failure, statistics, success};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -75,26 +75,6 @@ fn ultimo_match_within(args: &[&str], limit: Duration) -> Output {
         stdout: stdout.join().expect("stdout read"),
         stderr: stderr.join().expect("stderr read"),
     }
-}
-
-/// Standard output, after checking that the run succeeded.
-fn success(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        output.status
-    );
-    stdout
-}
-
-/// Standard error of a run that failed with status 2 and no panic.
-fn failure(output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
 }
 
 /// The value of the summary line `key` (`games       4: ...` -> `4: ...`).

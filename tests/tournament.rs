@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{TempDir, statistics};
+use common::{TempDir, failure, statistics, success};
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -25,26 +25,6 @@ fn ultimo_match(args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("ultimo runs")
-}
-
-/// Standard output, after checking that the run succeeded.
-fn success(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        output.status
-    );
-    stdout
-}
-
-/// Standard error of a run that failed with status 2 and no panic.
-fn failure(output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
 }
 
 /// The JSON file at `path`.
