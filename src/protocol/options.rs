@@ -33,6 +33,12 @@ pub struct EngineOptions {
     pub net_fpu: f32,
     /// The net's weight in a leaf's value, the rest a playout's result.
     pub net_weight: f32,
+    /// The PUCT constant with the net's policy; 0 searches with UCT and
+    /// no priors.
+    pub net_policy: f32,
+    /// With PUCT: how much less than its parent's an unvisited move is
+    /// worth.
+    pub net_fpu_reduction: f32,
 }
 
 /// How the search values its leaves.
@@ -51,6 +57,11 @@ pub const NET_FPU: i64 = 110;
 
 /// The net's default weight in a leaf's value, in hundredths.
 pub const NET_WEIGHT: i64 = 50;
+/// The net's default PUCT constant, in hundredths.
+pub const NET_POLICY: i64 = 100;
+/// The net's default first-play urgency reduction with PUCT, in
+/// hundredths.
+pub const NET_FPU_REDUCTION: i64 = 20;
 
 /// The value of the EvalFile option that stands for the built-in net.
 pub const BUILTIN_NET: &str = "builtin";
@@ -68,6 +79,8 @@ impl Default for EngineOptions {
             net_exploration: NET_EXPLORATION as f32 / 100.0,
             net_fpu: NET_FPU as f32 / 100.0,
             net_weight: NET_WEIGHT as f32 / 100.0,
+            net_policy: NET_POLICY as f32 / 100.0,
+            net_fpu_reduction: NET_FPU_REDUCTION as f32 / 100.0,
         }
     }
 }
@@ -84,6 +97,8 @@ impl EngineOptions {
             o.params.fpu = self.net_fpu;
             o.params.expand_visits = 1;
             o.params.eval_weight = self.net_weight;
+            o.params.policy = self.net_policy;
+            o.params.fpu_reduction = self.net_fpu_reduction;
         }
         o
     }
@@ -220,6 +235,16 @@ const SPECS: &[Spec] = &[
         name: "NetWeight",
         kind: spin(0, 100, |o, v| o.net_weight = v as f32 / 100.0),
         default: "50",
+    },
+    Spec {
+        name: "NetPolicy",
+        kind: spin(0, 1000, |o, v| o.net_policy = v as f32 / 100.0),
+        default: "100",
+    },
+    Spec {
+        name: "NetFPUReduction",
+        kind: spin(0, 100, |o, v| o.net_fpu_reduction = v as f32 / 100.0),
+        default: "20",
     },
     Spec {
         name: "RandomMove",

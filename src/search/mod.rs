@@ -83,6 +83,16 @@ pub trait Evaluator<G: Game>: Send + Sync {
     /// The expected score of the side to move in `pos` (win 1, draw 1/2,
     /// loss 0), in [0, 1]. Called only on positions that are not over.
     fn evaluate(&self, pos: &G) -> f32;
+
+    /// The value of `pos` as [`Evaluator::evaluate`] gives it, and the
+    /// prior probability of each of `moves` (its legal moves) being the
+    /// best, into `priors` (as long as `moves`), for PUCT
+    /// ([`Params::policy`]). Without a policy: uniform priors.
+    fn evaluate_with_priors(&self, pos: &G, moves: &[G::Move], priors: &mut [f32]) -> f32 {
+        let p = 1.0 / moves.len().max(1) as f32;
+        priors[..moves.len()].fill(p);
+        self.evaluate(pos)
+    }
 }
 
 /// How playouts choose moves.
@@ -112,6 +122,14 @@ pub struct Params {
     /// rest going to a playout's result from the leaf (1: the evaluator
     /// alone, no playouts).
     pub eval_weight: f32,
+    /// With an evaluator: the PUCT constant `c` in
+    /// `q + c * prior * sqrt(N) / (1 + n)`, the priors coming from
+    /// [`Evaluator::evaluate_with_priors`] and every leaf being expanded at
+    /// its first visit; 0 keeps UCT (`exploration`, `fpu`).
+    pub policy: f32,
+    /// With PUCT: an unvisited child's value is its parent's, for the
+    /// player choosing, less this.
+    pub fpu_reduction: f32,
 }
 
 impl Default for Params {
@@ -123,6 +141,8 @@ impl Default for Params {
             playout: Playout::Winning,
             solver: true,
             eval_weight: 1.0,
+            policy: 0.0,
+            fpu_reduction: 0.2,
         }
     }
 }
@@ -763,7 +783,7 @@ impl<G: Game> Searcher<G> {
             }
             tree.advance(root);
             tree.reseed(self.options.seed.wrapping_add(i as u64));
-            tree.begin_search(&params, searchmoves);
+            tree.begin_search(&params, searchmoves, self.evaluator.as_deref());
         }
         if root.outcome().is_some() {
             // Nothing to search; an infinite or ponder search still waits.

@@ -120,6 +120,14 @@ pub(crate) struct Tree<G: Game> {
     path: Vec<u32>,
     /// Scratch for the children's values in selection.
     values: Vec<f32>,
+    /// With PUCT ([`Params::policy`]): each node's prior, indexed like
+    /// `nodes` (empty otherwise).
+    priors: Vec<f32>,
+    /// Whether the tree keeps priors (PUCT).
+    with_priors: bool,
+    /// Scratch for a node's moves and their priors.
+    moves: Vec<G::Move>,
+    prior_buf: Vec<f32>,
     rng: Xoshiro256PlusPlus,
     /// Wins, draws and losses for the side to move at the root, per root
     /// child, over this search's iterations (for the WDL report).
@@ -192,6 +200,10 @@ impl<G: Game> Tree<G> {
             prefix,
             path: Vec::with_capacity(G::MAX_PLIES + 2),
             values: Vec::with_capacity(G::MAX_MOVES),
+            priors: Vec::new(),
+            with_priors: false,
+            moves: Vec::with_capacity(G::MAX_MOVES),
+            prior_buf: Vec::with_capacity(G::MAX_MOVES),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             root_wdl: Vec::with_capacity(G::MAX_MOVES),
             root_allowed: Vec::with_capacity(G::MAX_MOVES),
@@ -222,7 +234,24 @@ impl<G: Game> Tree<G> {
     /// Bytes of memory the tree has actually used so far (the reserve's
     /// pages that were written), as opposed to reserved.
     pub fn bytes_in_use(&self) -> f64 {
-        self.peak.max(self.nodes.len()) as f64 * bytes_per_node::<G::Move, G::ChildCount>()
+        let per_node =
+            bytes_per_node::<G::Move, G::ChildCount>() + if self.with_priors { 4.0 } else { 0.0 };
+        self.peak.max(self.nodes.len()) as f64 * per_node
+    }
+
+    /// Turns priors (PUCT) on or off; a change forgets the tree. Priors
+    /// need 4 more bytes a node, reserved here: when that fails they stay
+    /// off.
+    fn use_priors(&mut self, on: bool) {
+        if on == self.with_priors {
+            return;
+        }
+        self.with_priors = on && self.priors.try_reserve_exact(self.capacity).is_ok();
+        if !self.with_priors {
+            self.priors = Vec::new();
+        }
+        let root = self.root_pos;
+        self.reset(root);
     }
 
     /// Forgets everything and starts over at `root_pos`.
@@ -230,6 +259,10 @@ impl<G: Game> Tree<G> {
         self.peak = self.peak.max(self.nodes.len());
         self.nodes.clear();
         self.nodes.push(Node::new(G::Move::default()));
+        self.priors.clear();
+        if self.with_priors {
+            self.priors.push(1.0);
+        }
         self.root_pos = root_pos;
         self.full = false;
     }
@@ -345,15 +378,27 @@ impl<G: Game> Tree<G> {
                 }
                 let to = rank(&self.live, &self.prefix, i) as usize;
                 self.nodes[to] = node;
+                if self.with_priors {
+                    self.priors[to] = self.priors[i];
+                }
             }
         }
         self.nodes.truncate(count as usize);
+        self.priors
+            .truncate(if self.with_priors { count as usize } else { 0 });
     }
 
     /// Prepares a new search from the current root: clears the per-search
     /// counters, expands the root, and restricts the root's moves to
-    /// `allowed` when it is not empty.
-    pub fn begin_search(&mut self, params: &Params, allowed: &[G::Move]) {
+    /// `allowed` when it is not empty. With PUCT ([`Params::policy`] and an
+    /// evaluator) the root's priors come from `eval`.
+    pub fn begin_search(
+        &mut self,
+        params: &Params,
+        allowed: &[G::Move],
+        eval: Option<&dyn Evaluator<G>>,
+    ) {
+        self.use_priors(params.policy > 0.0 && eval.is_some());
         self.iterations = 0;
         self.playouts = 0;
         self.depth_sum = 0;
@@ -365,6 +410,9 @@ impl<G: Game> Tree<G> {
         if self.nodes[0].first_child == 0 {
             self.nodes[0].proof = None;
             self.expand(0, &root_pos, params);
+        }
+        if let Some(e) = eval.filter(|_| self.with_priors) {
+            self.set_priors(0, &root_pos, e);
         }
         let range = self.nodes[0].children();
         self.root_wdl.clear();
@@ -423,6 +471,24 @@ impl<G: Game> Tree<G> {
             if let Some(proof) = node.proof {
                 break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
             }
+            if node.first_child == 0 && idx != 0 && self.with_priors {
+                // PUCT: expanded and valued at once, the value's pass
+                // giving the children's priors.
+                let Some(e) = eval else {
+                    unreachable!("priors need an evaluator")
+                };
+                if !self.expand(idx, &pos, params) {
+                    played = true;
+                    break self.evaluate(e, &pos, params);
+                }
+                if let Some(proof) = self.nodes[idx].proof {
+                    newly_proven = true;
+                    break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
+                }
+                played = true;
+                let v = self.set_priors(idx, &pos, e);
+                break self.leaf_value(v, &pos, params);
+            }
             if node.first_child == 0 {
                 let expand = idx == 0 || node.visits >= params.expand_visits;
                 if !expand || !self.expand(idx, &pos, params) {
@@ -462,6 +528,29 @@ impl<G: Game> Tree<G> {
     #[inline]
     fn evaluate(&mut self, eval: &dyn Evaluator<G>, pos: &G, params: &Params) -> Leaf {
         let v = eval.evaluate(pos);
+        self.leaf_value(v, pos, params)
+    }
+
+    /// Sets the priors of `idx`'s children (just created) from `eval`;
+    /// returns its value of `pos`, the position at `idx`.
+    fn set_priors(&mut self, idx: usize, pos: &G, eval: &dyn Evaluator<G>) -> f32 {
+        let range = self.nodes[idx].children();
+        self.moves.clear();
+        self.moves
+            .extend(self.nodes[range.clone()].iter().map(|n| n.mv));
+        self.prior_buf.clear();
+        self.prior_buf.resize(range.len(), 0.0);
+        let v = eval.evaluate_with_priors(pos, &self.moves, &mut self.prior_buf);
+        for (p, &q) in self.priors[range].iter_mut().zip(&self.prior_buf) {
+            *p = if q.is_finite() { q } else { 0.0 };
+        }
+        v
+    }
+
+    /// An evaluator's value `v` of `pos` (mixed with a playout's result
+    /// when [`Params::eval_weight`] is below 1) as a [`Leaf::Value`].
+    #[inline]
+    fn leaf_value(&mut self, v: f32, pos: &G, params: &Params) -> Leaf {
         let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
         let side = pos.side_to_move();
         if params.eval_weight < 1.0 {
@@ -481,6 +570,9 @@ impl<G: Game> Tree<G> {
     /// urgency, skipping children proven lost for the player choosing.
     #[inline]
     fn select(&mut self, idx: usize, params: &Params) -> usize {
+        if self.with_priors {
+            return self.select_puct(idx, params);
+        }
         let node = &self.nodes[idx];
         let explore = params.exploration * sqrt_ln(node.visits);
         let range = node.children();
@@ -531,6 +623,48 @@ impl<G: Game> Tree<G> {
         first + best
     }
 
+    /// PUCT selection: the child with the most
+    /// `q + c * prior * sqrt(N) / (1 + n)`, an unvisited child's `q` being
+    /// the parent's less [`Params::fpu_reduction`]; proven losses for the
+    /// player choosing (and, at the root, moves not allowed) skipped.
+    fn select_puct(&self, idx: usize, params: &Params) -> usize {
+        let node = &self.nodes[idx];
+        let half = 0.5 / self.unit as f32;
+        let parent_q = if node.visits > 0 {
+            1.0 - half * node.score as f32 / node.visits as f32
+        } else {
+            0.5
+        };
+        let fpu = (parent_q - params.fpu_reduction).max(0.0);
+        let explore = params.policy * (node.visits as f32).sqrt();
+        let range = node.children();
+        let first = range.start;
+        let mut best = first;
+        let mut top = f32::NEG_INFINITY;
+        for (k, (child, &prior)) in self.nodes[range.clone()]
+            .iter()
+            .zip(&self.priors[range])
+            .enumerate()
+        {
+            if child.proof == Some(Verdict::Loss) || (idx == 0 && !self.root_allowed[k]) {
+                continue;
+            }
+            let q = if child.proof == Some(Verdict::Draw) {
+                0.5
+            } else if child.visits == 0 {
+                fpu
+            } else {
+                half * child.score as f32 / child.visits as f32
+            };
+            let v = q + explore * prior / (1 + child.visits) as f32;
+            if v > top {
+                top = v;
+                best = first + k;
+            }
+        }
+        best
+    }
+
     /// Root selection when the search is restricted to some moves.
     #[cold]
     fn select_allowed(&self, first: usize, explore: f32, fpu: f32, half: f32) -> usize {
@@ -569,6 +703,10 @@ impl<G: Game> Tree<G> {
         }
         let first = self.nodes.len();
         self.nodes.extend(moves.iter().map(|&m| Node::new(m)));
+        if self.with_priors {
+            let p = 1.0 / moves.len().max(1) as f32;
+            self.priors.resize(self.nodes.len(), p);
+        }
         let node = &mut self.nodes[idx];
         node.first_child = first as u32;
         node.num_children = G::ChildCount::from_usize(moves.len());
@@ -923,7 +1061,7 @@ mod tests {
     fn visits_add_up() {
         let p = params();
         let mut tree = Tree::new(100_000, Position::startpos(), 1).unwrap();
-        tree.begin_search(&p, &[]);
+        tree.begin_search(&p, &[], None);
         for _ in 0..5_000 {
             tree.iterate(&p, None);
         }
@@ -942,11 +1080,91 @@ mod tests {
         }
     }
 
+    /// An evaluator with a flat value and priors that depend only on the
+    /// move, so that every stored prior can be checked.
+    struct Favours;
+
+    fn weight(m: crate::rules::Move) -> f32 {
+        1.0 + (m.index() as u32 * 7 % 11) as f32
+    }
+
+    impl Evaluator<Position> for Favours {
+        fn evaluate(&self, _: &Position) -> f32 {
+            0.5
+        }
+        fn evaluate_with_priors(
+            &self,
+            _: &Position,
+            moves: &[crate::rules::Move],
+            priors: &mut [f32],
+        ) -> f32 {
+            let total: f32 = moves.iter().map(|&m| weight(m)).sum();
+            for (p, &m) in priors.iter_mut().zip(moves) {
+                *p = weight(m) / total;
+            }
+            0.5
+        }
+    }
+
+    /// Every expanded node's children carry their priors, and visits add
+    /// up (a node is expanded at its first visit).
+    fn check_priors(tree: &Tree<Position>) {
+        assert_eq!(tree.priors.len(), tree.len());
+        for i in 0..tree.len() {
+            let range = tree.node(i).children();
+            if range.is_empty() {
+                continue;
+            }
+            let total: f32 = range.clone().map(|c| weight(tree.node(c).mv)).sum();
+            for c in range.clone() {
+                let want = weight(tree.node(c).mv) / total;
+                assert!((tree.priors[c] - want).abs() < 1e-6, "node {c}");
+            }
+            if i != 0 && tree.node(i).proof.is_none() {
+                let sum: u32 = range.map(|c| tree.node(c).visits).sum();
+                assert_eq!(sum + 1, tree.node(i).visits, "node {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn puct_keeps_priors_through_tree_reuse() {
+        let p = Params {
+            policy: 1.0,
+            ..params()
+        };
+        let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
+        tree.set_unit(EVAL_UNIT);
+        tree.begin_search(&p, &[], Some(&Favours));
+        for _ in 0..5_000 {
+            tree.iterate(&p, Some(&Favours));
+        }
+        check_priors(&tree);
+        // With equal values the most favoured moves get the most visits.
+        let root = tree.root().children();
+        let top_prior = root.clone().map(|c| weight(tree.node(c).mv)).fold(0.0, f32::max);
+        let best = best_child(&tree, 0, |_| true).unwrap();
+        assert_eq!(weight(tree.node(best).mv), top_prior);
+        let mut pos = Position::startpos();
+        pos.play(tree.node(best).mv);
+        assert!(tree.advance(&pos));
+        check_priors(&tree);
+        tree.begin_search(&p, &[], Some(&Favours));
+        for _ in 0..2_000 {
+            tree.iterate(&p, Some(&Favours));
+        }
+        check_priors(&tree);
+        // Turning PUCT off forgets the tree and its priors.
+        tree.begin_search(&params(), &[], Some(&Favours));
+        assert!(tree.priors.is_empty());
+        assert_eq!(tree.root().visits, 0);
+    }
+
     #[test]
     fn compaction_keeps_the_subtree() {
         let p = params();
         let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
-        tree.begin_search(&p, &[]);
+        tree.begin_search(&p, &[], None);
         for _ in 0..20_000 {
             tree.iterate(&p, None);
         }
