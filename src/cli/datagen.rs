@@ -299,6 +299,10 @@ pub struct TrainArgs {
     /// Seed of the weights, the shuffles and the symmetries
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Weight of the policy head's cross-entropy (against the search's
+    /// visits) in the loss; 0 leaves the policy head untrained
+    #[arg(long, default_value_t = 1.0)]
+    policy_weight: f32,
     /// Start from this net instead of fresh weights
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
@@ -306,7 +310,11 @@ pub struct TrainArgs {
 
 /// Runs `ultimo train`.
 pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
-    if !((0.0..=1.0).contains(&args.lambda) && args.lr > 0.0 && args.lr < 1.0) {
+    if !((0.0..=1.0).contains(&args.lambda)
+        && args.lr > 0.0
+        && args.lr < 1.0
+        && (0.0..=100.0).contains(&args.policy_weight))
+    {
         return Err(CliError::TrainSettings);
     }
     let start_net = args.init.as_ref().map(|f| Net::load(f)).transpose()?;
@@ -329,6 +337,7 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
         lr: args.lr,
         lambda: args.lambda,
         seed: args.seed,
+        policy_weight: args.policy_weight,
     };
     let (train_set, valid) = train::split(&games, config.lambda, config.seed);
     writeln!(
@@ -343,11 +352,13 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
         let r = writeln!(
             out,
-            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  {:.0} s",
+            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  policy {:.4}  top-1 {:.1}%  {:.0} s",
             e.epoch,
             e.train_loss,
             e.valid_loss,
             e.valid_mse,
+            e.valid_policy,
+            100.0 * e.valid_top1,
             start.elapsed().as_secs_f64()
         );
         if let Err(e) = r {

@@ -124,7 +124,9 @@ pub enum CliError {
     #[error(transparent)]
     Net(#[from] crate::net::NetError),
     /// `train` settings out of range.
-    #[error("train: --lambda must be between 0 and 1 and --lr between 0 and 1 (exclusive)")]
+    #[error(
+        "train: --lambda must be between 0 and 1, --lr between 0 and 1 (exclusive) and --policy-weight between 0 and 100"
+    )]
     TrainSettings,
 }
 

@@ -100,6 +100,20 @@ impl Planes {
         (won, drawn)
     }
 
+    /// The legal moves' cells (bit `9 * board + cell`): the empty cells of
+    /// the board to play on, or of every open board.
+    pub fn legal_cells(&self) -> u128 {
+        let closed = self.closed();
+        let taken = self.marks[0] | self.marks[1];
+        let mut out = 0u128;
+        for b in 0..9 {
+            if closed >> b & 1 == 0 && (self.target == 9 || self.target as usize == b) {
+                out |= (!board9(taken, b) as u128 & 0x1ff) << (9 * b);
+            }
+        }
+        out
+    }
+
     /// The boards that are won or full.
     pub fn closed(&self) -> u16 {
         let (won, drawn) = self.boards();

@@ -12,11 +12,16 @@
 //!      other's 64, each clipped to [0, 1]                         (128)
 //!   -> 32, clipped to [0, 1]
 //!   -> 1, sigmoid: the expected score of the side to move (win 1, draw 1/2)
+//!
+//! the 128 clipped sums, also
+//!   -> 81 policy logits, one per cell; a softmax over the legal moves'
+//!      gives the search its priors (PUCT)
 //! ```
 //!
-//! About 19,000 weights in `f32` (76 KB); inference is plain Rust over
+//! About 30,000 weights in `f32` (118 KB); inference is plain Rust over
 //! fixed-size arrays, which the compiler vectorizes. The net implements
-//! [`Evaluator`], the search's seam for valuing leaves without playouts.
+//! [`Evaluator`], the search's seam for valuing leaves without playouts
+//! and for the moves' priors.
 //!
 //! # The weights file
 //!
@@ -25,7 +30,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `UTTTNNUE` |
-//! | 4 | format version, 1 |
+//! | 4 | format version, 2 (1 had no policy head) |
 //! | 4 x 3 | features, hidden size, second hidden size: 225, 64, 32 |
 //! | 16 | the net's name, ASCII, padded with zero bytes |
 //! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |
@@ -43,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::rules::Position;
+use crate::rules::{Move, Position};
 use crate::search::Evaluator;
 use features::{Accumulator, Planes};
 
@@ -58,10 +63,12 @@ pub const TARGETS: usize = 10;
 pub const HIDDEN: usize = 64;
 /// Second hidden layer.
 pub const HIDDEN2: usize = 32;
+/// Policy logits: one per cell.
+pub const POLICY: usize = 81;
 
 /// Offsets of each tensor in the flat weight vector ([`Net::to_flat`]).
 pub mod layout {
-    use super::{DYNAMIC, FEATURES, HIDDEN, HIDDEN2, TARGETS};
+    use super::{DYNAMIC, FEATURES, HIDDEN, HIDDEN2, POLICY, TARGETS};
     /// First layer, `FEATURES x HIDDEN`, one row per feature.
     pub const W1: usize = 0;
     /// First layer's bias.
@@ -79,18 +86,25 @@ pub mod layout {
     pub const W3: usize = B2 + HIDDEN2;
     /// Output bias.
     pub const B3: usize = W3 + HIDDEN2;
+    /// Policy weights: per cell, a row over the 128 clipped sums.
+    pub const WP: usize = B3 + 1;
+    /// Policy biases, per cell.
+    pub const BP: usize = WP + POLICY * 2 * HIDDEN;
     /// Weights in all.
-    pub const LEN: usize = B3 + 1;
+    pub const LEN: usize = BP + POLICY;
 }
 
 /// The file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"UTTTNNUE";
 /// The file format's version.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes before the weights.
 const HEADER_LEN: usize = 8 + 4 + 12 + 16;
 /// Bytes of a whole file.
 pub const FILE_LEN: usize = HEADER_LEN + 4 * layout::LEN + 4;
+/// Bytes of a version 1 file (no policy head; read with the policy's
+/// weights zero, which gives uniform priors).
+pub const FILE_LEN_V1: usize = HEADER_LEN + 4 * layout::WP + 4;
 
 /// The net built into the engine.
 static BUILTIN: &[u8] = include_bytes!("../../nets/default.bin");
@@ -118,7 +132,7 @@ pub enum NetError {
     #[error("not an Ultimo net file (it does not start with UTTTNNUE)")]
     Magic,
     /// A format version this engine does not read.
-    #[error("net file format version {0}; this engine reads version {FORMAT_VERSION}")]
+    #[error("net file format version {0}; this engine reads versions 1 and {FORMAT_VERSION}")]
     Version(u32),
     /// The file's layer sizes are not this engine's.
     #[error(
@@ -130,10 +144,12 @@ pub enum NetError {
         found: [u32; 3],
     },
     /// The file is shorter or longer than its header says.
-    #[error("the net file has {found} bytes where {FILE_LEN} are expected (truncated?)")]
+    #[error("the net file has {found} bytes where {expected} are expected (truncated?)")]
     Length {
         /// The file's length.
         found: usize,
+        /// The length its version and shape call for.
+        expected: usize,
     },
     /// The checksum does not match the contents.
     #[error("the net file is corrupt: checksum {found:08x}, contents give {computed:08x}")]
@@ -181,6 +197,8 @@ pub struct Net {
     b2: [f32; HIDDEN2],
     w3: [f32; HIDDEN2],
     b3: f32,
+    wp: Box<[[f32; 2 * HIDDEN]; POLICY]>,
+    bp: [f32; POLICY],
     name: String,
     checksum: u32,
 }
@@ -199,6 +217,9 @@ impl Net {
         let w2 = Box::new(std::array::from_fn(|i| {
             std::array::from_fn(|j| flat[layout::W2 + i * HIDDEN2 + j])
         }));
+        let wp = Box::new(std::array::from_fn(|c| {
+            std::array::from_fn(|k| flat[layout::WP + c * 2 * HIDDEN + k])
+        }));
         let name: String = name
             .chars()
             .filter(|c| c.is_ascii_graphic())
@@ -213,6 +234,8 @@ impl Net {
             b2: std::array::from_fn(|j| flat[layout::B2 + j]),
             w3: std::array::from_fn(|j| flat[layout::W3 + j]),
             b3: flat[layout::B3],
+            wp,
+            bp: std::array::from_fn(|c| flat[layout::BP + c]),
             name,
             checksum: 0,
         };
@@ -232,6 +255,8 @@ impl Net {
         v.extend(&self.b2);
         v.extend(&self.w3);
         v.push(self.b3);
+        v.extend(self.wp.iter().flatten());
+        v.extend(&self.bp);
         v
     }
 
@@ -280,22 +305,34 @@ impl Net {
                 .get(at..at + 4)
                 .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
         };
-        let version = word(8).ok_or(NetError::Length { found: bytes.len() })?;
-        if version != FORMAT_VERSION {
-            return Err(NetError::Version(version));
-        }
+        let short = NetError::Length {
+            found: bytes.len(),
+            expected: FILE_LEN,
+        };
+        let version = word(8).ok_or(short)?;
+        let expected = match version {
+            1 => FILE_LEN_V1,
+            FORMAT_VERSION => FILE_LEN,
+            _ => return Err(NetError::Version(version)),
+        };
         let shape = [word(12), word(16), word(20)];
         let [Some(f), Some(h), Some(h2)] = shape else {
-            return Err(NetError::Length { found: bytes.len() });
+            return Err(NetError::Length {
+                found: bytes.len(),
+                expected,
+            });
         };
         if [f, h, h2] != [(FEATURES + DYNAMIC) as u32, HIDDEN as u32, HIDDEN2 as u32] {
             return Err(NetError::Shape { found: [f, h, h2] });
         }
-        if bytes.len() != FILE_LEN {
-            return Err(NetError::Length { found: bytes.len() });
+        if bytes.len() != expected {
+            return Err(NetError::Length {
+                found: bytes.len(),
+                expected,
+            });
         }
-        let found = word(FILE_LEN - 4).expect("length checked");
-        let computed = fnv1a(&bytes[..FILE_LEN - 4]);
+        let found = word(expected - 4).expect("length checked");
+        let computed = fnv1a(&bytes[..expected - 4]);
         if found != computed {
             return Err(NetError::Checksum { found, computed });
         }
@@ -305,10 +342,11 @@ impl Net {
             .ok()
             .filter(|s| s.bytes().all(|b| b.is_ascii_graphic()))
             .ok_or(NetError::Name)?;
-        let flat: Vec<f32> = bytes[HEADER_LEN..FILE_LEN - 4]
+        let mut flat: Vec<f32> = bytes[HEADER_LEN..expected - 4]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
             .collect();
+        flat.resize(layout::LEN, 0.0);
         if let Some((index, &value)) = flat.iter().enumerate().find(|(_, w)| !w.is_finite()) {
             return Err(NetError::NotFinite { index, value });
         }
@@ -335,6 +373,13 @@ impl Net {
     /// The output before the sigmoid, from up-to-date sums.
     #[inline]
     pub fn logit(&self, acc: &Accumulator, planes: &Planes) -> f32 {
+        self.output(&self.hidden(acc, planes))
+    }
+
+    /// The first layer's clipped sums (side to move's half first), from
+    /// up-to-date accumulator sums: what the value and policy heads read.
+    #[inline]
+    pub fn hidden(&self, acc: &Accumulator, planes: &Planes) -> [f32; 2 * HIDDEN] {
         let side = planes.side;
         let mut views = [acc.sums[side.index()], acc.sums[side.opponent().index()]];
         let row = &self.wt[(planes.target as usize).min(TARGETS - 1)];
@@ -354,6 +399,12 @@ impl Net {
         for (h, &s) in hidden.iter_mut().zip(views.iter().flatten()) {
             *h = s.clamp(0.0, 1.0);
         }
+        hidden
+    }
+
+    /// The value head's output before the sigmoid.
+    #[inline]
+    pub fn output(&self, hidden: &[f32; 2 * HIDDEN]) -> f32 {
         let mut second = self.b2;
         for (&h, row) in hidden.iter().zip(self.w2.iter()) {
             for (o, &w) in second.iter_mut().zip(row) {
@@ -365,6 +416,33 @@ impl Net {
             out += s.clamp(0.0, 1.0) * w;
         }
         out
+    }
+
+    /// The policy logit of the move to `cell` (`9 * board + cell`, 0-80).
+    #[inline]
+    pub fn policy_logit(&self, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
+        let cell = cell.min(POLICY - 1);
+        let mut lanes = [0f32; 8];
+        for (h, w) in hidden.chunks_exact(8).zip(self.wp[cell].chunks_exact(8)) {
+            for k in 0..8 {
+                lanes[k] += h[k] * w[k];
+            }
+        }
+        self.bp[cell] + lanes.iter().sum::<f32>()
+    }
+
+    /// The value of `planes` for the side to move and the priors of the
+    /// moves to `cells` (a softmax of their policy logits), into `priors`.
+    pub fn evaluate_with_policy(&self, planes: &Planes, cells: &[u8], priors: &mut [f32]) -> f32 {
+        let acc = Accumulator::new(self, planes);
+        let hidden = self.hidden(&acc, planes);
+        softmax_into(
+            cells
+                .iter()
+                .map(|&c| self.policy_logit(&hidden, c as usize)),
+            priors,
+        );
+        sigmoid(self.output(&hidden))
     }
 
     /// The expected score of the side to move, from up-to-date sums.
@@ -386,6 +464,26 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Writes the softmax of `logits` into `out` (as many as there are
+/// logits, at most `out.len()`).
+pub fn softmax_into(logits: impl Iterator<Item = f32>, out: &mut [f32]) {
+    let mut n = 0;
+    let mut top = f32::NEG_INFINITY;
+    for (o, l) in out.iter_mut().zip(logits) {
+        *o = l;
+        top = top.max(l);
+        n += 1;
+    }
+    let mut sum = 0.0;
+    for o in &mut out[..n] {
+        *o = (*o - top).exp();
+        sum += *o;
+    }
+    for o in &mut out[..n] {
+        *o /= sum;
+    }
+}
+
 impl Evaluator<Position> for Net {
     /// The net's value, except where the side to move can win the game at
     /// once: then 1 (the net would have to learn that from few examples;
@@ -395,6 +493,18 @@ impl Evaluator<Position> for Net {
             return 1.0;
         }
         self.evaluate_planes(&Planes::from_position(pos))
+    }
+
+    /// The value as [`Net::evaluate`] gives it, and the policy head's
+    /// priors of `moves`.
+    fn evaluate_with_priors(&self, pos: &Position, moves: &[Move], priors: &mut [f32]) -> f32 {
+        let mut cells = [0u8; POLICY];
+        let n = moves.len().min(POLICY);
+        for (c, m) in cells.iter_mut().zip(moves) {
+            *c = m.index();
+        }
+        let v = self.evaluate_with_policy(&Planes::from_position(pos), &cells[..n], priors);
+        if pos.winning_move().is_some() { 1.0 } else { v }
     }
 }
 

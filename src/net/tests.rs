@@ -41,7 +41,7 @@ fn bad_files_say_why() {
     version[8] = 7;
     assert_eq!(
         err(&version),
-        "net file format version 7; this engine reads version 1"
+        "net file format version 7; this engine reads versions 1 and 2"
     );
     let mut shape = bytes.clone();
     shape[16] = 128;
@@ -71,4 +71,37 @@ fn values_are_the_same_under_the_symmetries() {
         assert_eq!(t.marks[0].count_ones(), planes.marks[0].count_ones());
         assert_eq!(t.transform(0), t);
     }
+}
+
+#[test]
+fn version_1_files_load_with_uniform_priors() {
+    // A version 1 file: the same header and weights without the policy
+    // head.
+    let net = Trainer::new(13).net("old");
+    let flat = net.to_flat();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    for n in [FEATURES + DYNAMIC, HIDDEN, HIDDEN2] {
+        bytes.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    let mut name = [0u8; 16];
+    name[..3].copy_from_slice(b"old");
+    bytes.extend_from_slice(&name);
+    for w in &flat[..layout::WP] {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    let sum = fnv1a(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    assert_eq!(bytes.len(), FILE_LEN_V1);
+    let old = Net::from_bytes(&bytes).unwrap();
+    let pos = Position::startpos();
+    assert_eq!(old.evaluate(&pos), net.evaluate(&pos));
+    let moves = pos.legal_moves();
+    let mut priors = vec![0f32; moves.len()];
+    old.evaluate_with_priors(&pos, &moves, &mut priors);
+    assert!(priors.iter().all(|&p| (p - 1.0 / 81.0).abs() < 1e-6));
+    // Truncated, it says what length it wanted.
+    let err = Net::from_bytes(&bytes[..bytes.len() - 8]).unwrap_err().to_string();
+    assert!(err.ends_with(&format!("where {FILE_LEN_V1} are expected (truncated?)")), "{err}");
 }

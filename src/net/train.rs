@@ -9,7 +9,10 @@
 //!
 //! - Target: `lambda * result + (1 - lambda) * search value`, both for the
 //!   side to move (result: win 1, draw 1/2, loss 0).
-//! - Loss: binary cross-entropy of the sigmoid output against the target.
+//! - Loss: binary cross-entropy of the sigmoid output against the target,
+//!   plus `policy_weight` times the cross-entropy of the policy head's
+//!   softmax (over the legal moves) against the search's visit shares (its
+//!   most visited [`POLICY_MOVES`] moves).
 //! - Optimiser: Adam (beta 0.9 / 0.999), minibatches, the learning rate
 //!   falling linearly to a tenth over the run.
 //! - Every epoch each position is seen under a random one of the 8
@@ -21,9 +24,10 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
 use super::data::GameRecord;
+use super::features::SYMMETRY;
 use super::features::{MAX_ACTIVE, Planes};
-use super::layout::{B1, B2, B3, LEN, W1, W2, W3, WD, WT};
-use super::{DYNAMIC, HIDDEN, HIDDEN2, Net, sigmoid};
+use super::layout::{B1, B2, B3, BP, LEN, W1, W2, W3, WD, WP, WT};
+use super::{DYNAMIC, HIDDEN, HIDDEN2, Net, POLICY, sigmoid};
 use crate::game::Outcome;
 
 /// One training position.
@@ -33,6 +37,58 @@ pub struct Sample {
     pub planes: Planes,
     /// The expected score to learn, for the side to move.
     pub target: f32,
+    /// The policy to learn: the most visited moves' cells
+    /// (`9 * board + cell`)...
+    pub policy_cells: [u8; POLICY_MOVES],
+    /// ...and their shares of those moves' visits, times 65535.
+    pub policy_shares: [u16; POLICY_MOVES],
+    /// How many moves the policy names (0: no policy target).
+    pub policy_len: u8,
+}
+
+/// Moves per position kept as the policy's target (the most visited).
+pub const POLICY_MOVES: usize = 16;
+
+impl Sample {
+    /// A sample with no policy target.
+    pub fn value_only(planes: Planes, target: f32) -> Sample {
+        Sample {
+            planes,
+            target,
+            policy_cells: [0; POLICY_MOVES],
+            policy_shares: [0; POLICY_MOVES],
+            policy_len: 0,
+        }
+    }
+
+    /// The sample with its policy target set from moves' visits.
+    pub fn with_visits(mut self, visits: &[(u8, u32)]) -> Sample {
+        let mut sorted: Vec<(u8, u32)> = visits
+            .iter()
+            .copied()
+            .filter(|&(c, n)| n > 0 && (c as usize) < POLICY)
+            .collect();
+        sorted.sort_by_key(|&(c, n)| (std::cmp::Reverse(n), c));
+        sorted.truncate(POLICY_MOVES);
+        let total: u64 = sorted.iter().map(|&(_, n)| n as u64).sum();
+        self.policy_len = sorted.len() as u8;
+        for (k, &(c, n)) in sorted.iter().enumerate() {
+            self.policy_cells[k] = c;
+            self.policy_shares[k] = (n as u64 * 65535 / total.max(1)) as u16;
+        }
+        self
+    }
+
+    /// The sample under symmetry `s` (see [`Planes::transform`]).
+    pub fn transform(&self, s: usize) -> Sample {
+        let mut out = *self;
+        out.planes = self.planes.transform(s);
+        for c in &mut out.policy_cells[..self.policy_len as usize] {
+            let (b, i) = (*c as usize / 9, *c as usize % 9);
+            *c = 9 * SYMMETRY[s][b] + SYMMETRY[s][i];
+        }
+        out
+    }
 }
 
 /// The samples of some games: every recorded position, with target
@@ -46,10 +102,10 @@ pub fn samples(games: &[GameRecord], lambda: f32) -> Vec<Sample> {
                 Outcome::Win(_) => 0.0,
                 Outcome::Draw => 0.5,
             };
-            out.push(Sample {
-                planes: p.planes(),
-                target: lambda * result + (1.0 - lambda) * p.value,
-            });
+            out.push(
+                Sample::value_only(p.planes(), lambda * result + (1.0 - lambda) * p.value)
+                    .with_visits(&p.visits),
+            );
         }
     }
     out
@@ -68,6 +124,9 @@ pub struct Config {
     pub lambda: f32,
     /// Seed of the initial weights, the shuffles and the symmetries.
     pub seed: u64,
+    /// The policy's cross-entropy's weight in the loss (0: the policy
+    /// head is not trained).
+    pub policy_weight: f32,
 }
 
 impl Default for Config {
@@ -78,6 +137,7 @@ impl Default for Config {
             lr: 0.002,
             lambda: 0.5,
             seed: 1,
+            policy_weight: 1.0,
         }
     }
 }
@@ -93,6 +153,11 @@ pub struct Epoch {
     pub valid_loss: f64,
     /// The held-out positions' mean squared error of the value.
     pub valid_mse: f64,
+    /// The held-out positions' policy cross-entropy (nats).
+    pub valid_policy: f64,
+    /// How often the policy's favourite is the search's most visited
+    /// move, on the held-out positions.
+    pub valid_top1: f64,
 }
 
 /// The weights being trained, their gradients and Adam's moments.
@@ -125,6 +190,13 @@ struct Pass {
     y: f32,
 }
 
+/// The policy head's softmax over the legal moves of a pass.
+struct PolicyPass {
+    cells: [u8; POLICY],
+    probs: [f32; POLICY],
+    len: usize,
+}
+
 impl Trainer {
     /// Fresh weights from `seed`.
     pub fn new(seed: u64) -> Trainer {
@@ -144,6 +216,9 @@ impl Trainer {
         params[B2..W3].fill(0.5);
         for w in &mut params[W3..B3] {
             *w = uniform(1.0 / (HIDDEN2 as f32).sqrt());
+        }
+        for w in &mut params[WP..BP] {
+            *w = uniform(0.05);
         }
         Trainer::from_params(params)
     }
@@ -234,10 +309,78 @@ impl Trainer {
         pass
     }
 
+    /// The policy head's priors of the legal moves in `planes`, by the
+    /// trainer's own forward pass: (cell, prior) pairs.
+    pub fn policy(&self, planes: &Planes) -> Vec<(u8, f32)> {
+        let pass = self.pass(planes);
+        let pp = self.policy_pass(planes, &pass);
+        (0..pp.len).map(|k| (pp.cells[k], pp.probs[k])).collect()
+    }
+
+    fn policy_pass(&self, planes: &Planes, pass: &Pass) -> PolicyPass {
+        let p = &self.params;
+        let mut pp = PolicyPass {
+            cells: [0; POLICY],
+            probs: [0.0; POLICY],
+            len: 0,
+        };
+        let mut legal = planes.legal_cells();
+        while legal != 0 {
+            pp.cells[pp.len] = legal.trailing_zeros() as u8;
+            legal &= legal - 1;
+            pp.len += 1;
+        }
+        let logits = pp.cells[..pp.len].iter().map(|&c| {
+            let row = &p[WP + c as usize * 2 * HIDDEN..][..2 * HIDDEN];
+            p[BP + c as usize] + row.iter().zip(&pass.a1).map(|(w, a)| w * a).sum::<f32>()
+        });
+        super::softmax_into(logits, &mut pp.probs);
+        pp
+    }
+
+    /// The policy's cross-entropy against `sample`'s target and whether
+    /// its favourite is the target's first move.
+    fn policy_loss(sample: &Sample, pp: &PolicyPass) -> (f64, bool) {
+        let mut loss = 0.0;
+        for k in 0..sample.policy_len as usize {
+            let t = sample.policy_shares[k] as f64 / 65535.0;
+            if let Some(j) = pp.cells[..pp.len]
+                .iter()
+                .position(|&c| c == sample.policy_cells[k])
+            {
+                loss -= t * (pp.probs[j] as f64).max(1e-12).ln();
+            }
+        }
+        let best = (0..pp.len)
+            .max_by(|&a, &b| pp.probs[a].total_cmp(&pp.probs[b]))
+            .map(|j| pp.cells[j]);
+        (loss, best == Some(sample.policy_cells[0]))
+    }
+
     /// Adds the gradient of the loss on one sample to the gradients;
     /// returns the loss.
-    fn backward(&mut self, sample: &Sample) -> f64 {
+    fn backward(&mut self, sample: &Sample, policy_weight: f32) -> f64 {
         let pass = self.pass(&sample.planes);
+        let mut policy_loss = 0.0;
+        let mut dlogits = [0f32; POLICY];
+        let pp = (policy_weight > 0.0 && sample.policy_len > 0).then(|| {
+            let pp = self.policy_pass(&sample.planes, &pass);
+            policy_loss = Self::policy_loss(sample, &pp).0;
+            dlogits[..pp.len].copy_from_slice(&pp.probs[..pp.len]);
+            for k in 0..sample.policy_len as usize {
+                let t = sample.policy_shares[k] as f32 / 65535.0;
+                if let Some(j) = pp.cells[..pp.len]
+                    .iter()
+                    .position(|&c| c == sample.policy_cells[k])
+                {
+                    dlogits[j] -= t;
+                }
+            }
+            for d in &mut dlogits[..pp.len] {
+                *d *= policy_weight;
+            }
+            pp
+        });
         let (p, g) = (&self.params, &mut self.grads);
         let d3 = pass.y - sample.target;
         g[B3] += d3;
@@ -262,6 +405,18 @@ impl Trainer {
                 s += row[j] * dz2[j];
             }
             da1[i] = s;
+        }
+        if let Some(pp) = &pp {
+            for (j, &c) in pp.cells[..pp.len].iter().enumerate() {
+                let d = dlogits[j];
+                g[BP + c as usize] += d;
+                let row = &p[WP + c as usize * 2 * HIDDEN..][..2 * HIDDEN];
+                let grow = &mut g[WP + c as usize * 2 * HIDDEN..][..2 * HIDDEN];
+                for i in 0..2 * HIDDEN {
+                    grow[i] += d * pass.a1[i];
+                    da1[i] += d * row[i];
+                }
+            }
         }
         let mut dz1 = [[0f32; HIDDEN]; 2];
         for v in 0..2 {
@@ -293,7 +448,7 @@ impl Trainer {
                 }
             }
         }
-        bce(pass.y, sample.target)
+        bce(pass.y, sample.target) + policy_weight as f64 * policy_loss
     }
 
     /// One Adam step with the gradients summed over `batch` samples, then
@@ -316,19 +471,42 @@ impl Trainer {
         }
     }
 
-    /// Mean loss and squared error on `samples` (no training).
-    pub fn evaluate(&self, samples: &[Sample]) -> (f64, f64) {
-        if samples.is_empty() {
-            return (0.0, 0.0);
-        }
-        let (mut loss, mut se) = (0.0, 0.0);
+    /// The value's mean loss and squared error and the policy's mean
+    /// cross-entropy and top-1 agreement on `samples` (no training).
+    pub fn evaluate(&self, samples: &[Sample]) -> Validation {
+        let mut v = Validation::default();
+        let mut with_policy = 0usize;
         for s in samples {
-            let y = self.forward(&s.planes);
-            loss += bce(y, s.target);
-            se += ((y - s.target) as f64).powi(2);
+            let pass = self.pass(&s.planes);
+            v.loss += bce(pass.y, s.target);
+            v.mse += ((pass.y - s.target) as f64).powi(2);
+            if s.policy_len > 0 {
+                let (loss, top1) = Self::policy_loss(s, &self.policy_pass(&s.planes, &pass));
+                v.policy += loss;
+                v.top1 += f64::from(u8::from(top1));
+                with_policy += 1;
+            }
         }
-        (loss / samples.len() as f64, se / samples.len() as f64)
+        let n = samples.len().max(1) as f64;
+        v.loss /= n;
+        v.mse /= n;
+        v.policy /= with_policy.max(1) as f64;
+        v.top1 /= with_policy.max(1) as f64;
+        v
     }
+}
+
+/// Figures of a net on held-out samples ([`Trainer::evaluate`]).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Validation {
+    /// The value's mean binary cross-entropy.
+    pub loss: f64,
+    /// The value's mean squared error.
+    pub mse: f64,
+    /// The policy's mean cross-entropy (samples with a policy target).
+    pub policy: f64,
+    /// How often the policy's favourite is the target's most visited move.
+    pub top1: f64,
 }
 
 /// Splits games into training and held-out positions (a twentieth of the
@@ -380,24 +558,22 @@ pub fn train(
         let mut loss = 0.0;
         for chunk in order.chunks(batch) {
             for &i in chunk {
-                let s = train[i];
                 let sym = (rng.next_u32() % 8) as usize;
-                let sample = Sample {
-                    planes: s.planes.transform(sym),
-                    target: s.target,
-                };
-                loss += trainer.backward(&sample);
+                let sample = train[i].transform(sym);
+                loss += trainer.backward(&sample, config.policy_weight);
             }
             let lr = config.lr * (1.0 - 0.9 * steps as f32 / steps_total as f32);
             trainer.adam(lr, chunk.len());
             steps += 1;
         }
-        let (valid_loss, valid_mse) = trainer.evaluate(valid);
+        let v = trainer.evaluate(valid);
         progress(&Epoch {
             epoch,
             train_loss: loss / train.len().max(1) as f64,
-            valid_loss,
-            valid_mse,
+            valid_loss: v.loss,
+            valid_mse: v.mse,
+            valid_policy: v.policy,
+            valid_top1: v.top1,
         });
     }
     trainer
@@ -429,6 +605,21 @@ mod tests {
                 let trainer_value = trainer.forward(&planes);
                 assert!((incremental - scratch).abs() < 1e-5, "{pos}");
                 assert!((trainer_value - scratch).abs() < 1e-5, "{pos}");
+                // The policy heads agree too, move for move.
+                let moves = pos.legal_moves();
+                let mut priors = vec![0f32; moves.len()];
+                let cells: Vec<u8> = moves.iter().map(|m| m.index()).collect();
+                net.evaluate_with_policy(&planes, &cells, &mut priors);
+                let mut trainer_priors = trainer.policy(&planes);
+                trainer_priors.sort_by_key(|&(c, _)| c);
+                let mut engine: Vec<(u8, f32)> = cells.into_iter().zip(priors).collect();
+                engine.sort_by_key(|&(c, _)| c);
+                assert_eq!(engine.len(), trainer_priors.len(), "{pos}");
+                for ((c, p), (tc, tp)) in engine.iter().zip(&trainer_priors) {
+                    assert_eq!(c, tc, "{pos}");
+                    assert!((p - tp).abs() < 1e-5, "{pos}: {c} {p} {tp}");
+                }
+                assert!((engine.iter().map(|e| e.1).sum::<f32>() - 1.0).abs() < 1e-4);
             }
         }
     }
@@ -445,11 +636,8 @@ mod tests {
             pos.play(m);
             assert!(!pos.is_over());
         }
-        let sample = Sample {
-            planes: Planes::from_position(&pos),
-            target: 0.8,
-        };
-        trainer.backward(&sample);
+        let sample = Sample::value_only(Planes::from_position(&pos), 0.8);
+        trainer.backward(&sample, 0.0);
         let grads = trainer.grads.clone();
         // Weights the sample uses: a first-layer row's, the board's row,
         // second and last layers.
@@ -487,6 +675,88 @@ mod tests {
     }
 
     #[test]
+    fn policy_gradients_match_finite_differences() {
+        let mut trainer = Trainer::new(8);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut pos = Position::startpos();
+        for _ in 0..7 {
+            let m = pos.random_move(&mut rng).unwrap();
+            pos.play(m);
+        }
+        let moves = pos.legal_moves();
+        let visits: Vec<(u8, u32)> = moves
+            .iter()
+            .enumerate()
+            .map(|(k, m)| (m.index(), 10 + 37 * k as u32))
+            .collect();
+        let sample = Sample::value_only(Planes::from_position(&pos), 0.3).with_visits(&visits);
+        assert_eq!(sample.policy_len as usize, moves.len().min(POLICY_MOVES));
+        let weight = 0.7;
+        trainer.backward(&sample, weight);
+        let grads = trainer.grads.clone();
+        let loss = |t: &Trainer| {
+            let pass = t.pass(&sample.planes);
+            bce(pass.y, 0.3)
+                + weight as f64 * Trainer::policy_loss(&sample, &t.policy_pass(&sample.planes, &pass)).0
+        };
+        let feats = {
+            let mut f = [0u16; MAX_ACTIVE];
+            sample.planes.features(sample.planes.side, &mut f);
+            f[1] as usize
+        };
+        let cell = sample.policy_cells[0] as usize;
+        let other = sample.policy_cells[1] as usize;
+        for i in [
+            WP + cell * 2 * HIDDEN + 3,
+            WP + other * 2 * HIDDEN + 70,
+            BP + cell,
+            BP + other,
+            W1 + feats * HIDDEN + 5,
+            B1 + 9,
+            W2 + 11,
+        ] {
+            let h = 1e-3;
+            let mut plus = Trainer::from_params(trainer.params.clone());
+            plus.params[i] += h;
+            let mut minus = Trainer::from_params(trainer.params.clone());
+            minus.params[i] -= h;
+            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * h as f64);
+            assert!(
+                (numeric - grads[i] as f64).abs() < 2e-3 + 0.05 * numeric.abs(),
+                "weight {i}: numeric {numeric}, backprop {}",
+                grads[i]
+            );
+        }
+    }
+
+    #[test]
+    fn policy_targets_follow_the_symmetries() {
+        let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+        let planes = Planes::from_position(&pos);
+        let visits: Vec<(u8, u32)> = pos
+            .legal_moves()
+            .iter()
+            .enumerate()
+            .map(|(k, m)| (m.index(), k as u32))
+            .collect();
+        let sample = Sample::value_only(planes, 0.5).with_visits(&visits);
+        // The move with no visits is dropped; the shares add up.
+        assert_eq!(sample.policy_len as usize, visits.len() - 1);
+        let total: u32 = sample.policy_shares[..sample.policy_len as usize]
+            .iter()
+            .map(|&s| s as u32)
+            .sum();
+        assert!(total.abs_diff(65535) < 16, "{total}");
+        for s in 0..8 {
+            let t = sample.transform(s);
+            let legal = t.planes.legal_cells();
+            for &c in &t.policy_cells[..t.policy_len as usize] {
+                assert!(legal >> c & 1 == 1, "symmetry {s}: cell {c} not legal");
+            }
+        }
+    }
+
+    #[test]
     fn training_is_reproducible_and_learns() {
         // A toy target: x to move with the centre cell is good.
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
@@ -509,10 +779,7 @@ mod tests {
             }
             let planes = Planes::from_position(&pos);
             let centre = planes.marks[planes.side.index()] >> 40 & 1 == 1;
-            train_set.push(Sample {
-                planes,
-                target: if centre { 0.9 } else { 0.3 },
-            });
+            train_set.push(Sample::value_only(planes, if centre { 0.9 } else { 0.3 }));
         }
         let config = Config {
             epochs: 3,
@@ -525,7 +792,7 @@ mod tests {
         });
         let b = train(&train_set, &train_set, &config, None, &mut |_| {});
         assert_eq!(a.params, b.params, "same seed, same weights");
-        let (first, _) = Trainer::new(config.seed).evaluate(&train_set);
+        let first = Trainer::new(config.seed).evaluate(&train_set).loss;
         assert!(losses[2] < first, "{first} -> {losses:?}");
     }
 }
