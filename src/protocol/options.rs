@@ -56,9 +56,9 @@ pub const NET_EXPLORATION: i64 = 50;
 pub const NET_FPU: i64 = 110;
 
 /// The net's default weight in a leaf's value, in hundredths.
-pub const NET_WEIGHT: i64 = 50;
+pub const NET_WEIGHT: i64 = 100;
 /// The net's default PUCT constant, in hundredths.
-pub const NET_POLICY: i64 = 100;
+pub const NET_POLICY: i64 = 50;
 /// The net's default first-play urgency reduction with PUCT, in
 /// hundredths.
 pub const NET_FPU_REDUCTION: i64 = 20;
@@ -234,12 +234,12 @@ const SPECS: &[Spec] = &[
     Spec {
         name: "NetWeight",
         kind: spin(0, 100, |o, v| o.net_weight = v as f32 / 100.0),
-        default: "50",
+        default: "100",
     },
     Spec {
         name: "NetPolicy",
         kind: spin(0, 1000, |o, v| o.net_policy = v as f32 / 100.0),
-        default: "100",
+        default: "50",
     },
     Spec {
         name: "NetFPUReduction",
