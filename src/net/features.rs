@@ -261,14 +261,25 @@ pub struct Accumulator {
 impl Accumulator {
     /// The sums for `planes`, from scratch.
     pub fn new(net: &Net, planes: &Planes) -> Accumulator {
-        let mut acc = Accumulator {
-            sums: [net.b1; 2],
-            marks: [0; 2],
-            won: [0; 2],
-            drawn: 0,
-        };
-        acc.update(net, planes);
-        acc
+        // From scratch: each view's active features' rows summed in a
+        // local array, which stays in vector registers (adding rows in
+        // place, as `update` does, goes through memory at every row).
+        let (won, drawn) = planes.boards();
+        let mut feats = [0u16; MAX_ACTIVE];
+        let sums = [Player::X, Player::O].map(|view| {
+            let n = planes.features(view, &mut feats);
+            let mut sums = net.b1;
+            for &f in &feats[..n] {
+                add_row(&mut sums, &net.w1[f as usize]);
+            }
+            sums
+        });
+        Accumulator {
+            sums,
+            marks: planes.marks,
+            won,
+            drawn,
+        }
     }
 
     /// Brings the sums up to date with `planes`, a position that has every

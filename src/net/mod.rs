@@ -42,6 +42,7 @@
 
 pub mod data;
 pub mod features;
+mod simd;
 pub mod train;
 
 use std::path::{Path, PathBuf};
@@ -406,11 +407,7 @@ impl Net {
     #[inline]
     pub fn output(&self, hidden: &[f32; 2 * HIDDEN]) -> f32 {
         let mut second = self.b2;
-        for (&h, row) in hidden.iter().zip(self.w2.iter()) {
-            for (o, &w) in second.iter_mut().zip(row) {
-                *o += h * w;
-            }
-        }
+        simd::affine(&mut second, hidden, &self.w2);
         let mut out = self.b3;
         for (&s, &w) in second.iter().zip(&self.w3) {
             out += s.clamp(0.0, 1.0) * w;
@@ -422,13 +419,7 @@ impl Net {
     #[inline]
     pub fn policy_logit(&self, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
         let cell = cell.min(POLICY - 1);
-        let mut lanes = [0f32; 8];
-        for (h, w) in hidden.chunks_exact(8).zip(self.wp[cell].chunks_exact(8)) {
-            for k in 0..8 {
-                lanes[k] += h[k] * w[k];
-            }
-        }
-        self.bp[cell] + lanes.iter().sum::<f32>()
+        self.bp[cell] + simd::dot(hidden, &self.wp[cell])
     }
 
     /// The value of `planes` for the side to move and the priors of the

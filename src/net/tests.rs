@@ -102,6 +102,11 @@ fn version_1_files_load_with_uniform_priors() {
     old.evaluate_with_priors(&pos, &moves, &mut priors);
     assert!(priors.iter().all(|&p| (p - 1.0 / 81.0).abs() < 1e-6));
     // Truncated, it says what length it wanted.
-    let err = Net::from_bytes(&bytes[..bytes.len() - 8]).unwrap_err().to_string();
-    assert!(err.ends_with(&format!("where {FILE_LEN_V1} are expected (truncated?)")), "{err}");
+    let err = Net::from_bytes(&bytes[..bytes.len() - 8])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(&format!("where {FILE_LEN_V1} are expected (truncated?)")),
+        "{err}"
+    );
 }

@@ -697,7 +697,8 @@ mod tests {
         let loss = |t: &Trainer| {
             let pass = t.pass(&sample.planes);
             bce(pass.y, 0.3)
-                + weight as f64 * Trainer::policy_loss(&sample, &t.policy_pass(&sample.planes, &pass)).0
+                + weight as f64
+                    * Trainer::policy_loss(&sample, &t.policy_pass(&sample.planes, &pass)).0
         };
         let feats = {
             let mut f = [0u16; MAX_ACTIVE];

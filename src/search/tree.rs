@@ -1142,7 +1142,10 @@ mod tests {
         check_priors(&tree);
         // With equal values the most favoured moves get the most visits.
         let root = tree.root().children();
-        let top_prior = root.clone().map(|c| weight(tree.node(c).mv)).fold(0.0, f32::max);
+        let top_prior = root
+            .clone()
+            .map(|c| weight(tree.node(c).mv))
+            .fold(0.0, f32::max);
         let best = best_child(&tree, 0, |_| true).unwrap();
         assert_eq!(weight(tree.node(best).mv), top_prior);
         let mut pos = Position::startpos();
