@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::run;
 
 #[test]
@@ -236,4 +238,39 @@ fn a_bad_net_file_keeps_the_builtin_net() {
     assert!(errors[0].contains("EvalFile: the net file has") && errors[0].contains("keeping net"));
     assert!(errors[1].contains("EvalFile: not an Ultimo net file"));
     assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+}
+
+/// The net engine with PUCT (the default with `Eval net`) and with UCT
+/// (`NetPolicy 0`) plays, takes a game-winning move, and refuses an
+/// out-of-range PUCT constant with one error line, keeping the old one.
+#[test]
+fn the_net_searches_with_and_without_its_policy() {
+    // A position of the reference set where x has a game-winning move.
+    let win =
+        "x3oxx2/x1oxxooxo/xxooxo1xx/1xxoo1oxo/1oo1o2xx/oooxo1x1x/oooxxooxo/x2oxoxxx/2oo2x2 x 30 f8";
+    let mut engine = common::Engine::start(&[]);
+    let wait = Duration::from_secs(20);
+    engine.send("setoption name Eval value net");
+    let error = engine.ask("setoption name NetPolicy value 1001");
+    assert!(
+        error.contains("error") && error.contains("NetPolicy"),
+        "{error}"
+    );
+    let search = |engine: &mut common::Engine, setup: &str| -> Vec<String> {
+        engine.send(setup);
+        engine.send("go nodes 3000");
+        engine.until(wait, |l| l.starts_with("bestmove "))
+    };
+    for policy in ["50", "0"] {
+        engine.send(&format!("setoption name NetPolicy value {policy}"));
+        let lines = search(&mut engine, "position startpos moves e5 e4");
+        assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains(" nodes ")), "{lines:?}");
+    }
+    engine.send("setoption name NetPolicy value 50");
+    let lines = search(&mut engine, &format!("position fen {win}"));
+    let info = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
+    assert!(info.contains("score mate 1 "), "{lines:?}");
+    engine.send("quit");
+    assert_eq!(engine.wait_exit(wait), Some(0));
 }
