@@ -37,6 +37,8 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 const MIB: usize = 1024 * 1024;
+/// The tests share the counters, so they run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Allowance for what is not the tree: thread pools, reports, scratch.
 const SLACK: usize = MIB / 2;
 
@@ -51,6 +53,7 @@ fn search(s: &mut Searcher<Position>, pos: &Position, nodes: u64) {
 
 #[test]
 fn hash_bounds_all_allocations() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let baseline = CURRENT.load(Ordering::SeqCst);
     PEAK.store(baseline, Ordering::SeqCst);
     let hash_mb = 8;
@@ -91,4 +94,37 @@ fn hash_bounds_all_allocations() {
     search(&mut s, &pos, 100_000);
     let peak = PEAK.load(Ordering::SeqCst) - baseline;
     assert!(peak <= new_mb * MIB + SLACK, "peak {peak} bytes");
+}
+
+/// With the net's priors (PUCT) each node takes 4 more bytes: the trees
+/// hold fewer nodes, and the bound still holds.
+#[test]
+fn hash_bounds_allocations_with_priors() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let baseline = CURRENT.load(Ordering::SeqCst);
+    let hash_mb = 8;
+    let mut options = Options {
+        threads: 1,
+        hash_mb,
+        ..Options::default()
+    };
+    options.params.policy = 0.5;
+    options.params.expand_visits = 1;
+    let mut s = Searcher::new(options, Position::startpos()).unwrap();
+    let net: std::sync::Arc<dyn ultimo::search::Evaluator<Position>> =
+        std::sync::Arc::new(ultimo::net::Net::builtin().clone());
+    s.set_evaluator(Some(net));
+    PEAK.store(CURRENT.load(Ordering::SeqCst), Ordering::SeqCst);
+    let mut pos = Position::startpos();
+    for _ in 0..4 {
+        // 100,000 expansions fill the 8 MiB tree several times over.
+        search(&mut s, &pos, 100_000);
+        let peak = PEAK.load(Ordering::SeqCst) - baseline;
+        assert!(
+            peak <= hash_mb * MIB + SLACK + 200_000, /* the net */
+            "peak {peak} bytes"
+        );
+        let m = pos.legal_moves()[0];
+        pos.play(m);
+    }
 }

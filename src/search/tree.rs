@@ -110,6 +110,8 @@ pub(crate) mod alloc_hook {
 pub(crate) struct Tree<G: Game> {
     nodes: Vec<Node<G::Move, G::ChildCount>>,
     capacity: usize,
+    /// The capacity without priors (what `new` reserved).
+    reserved: usize,
     /// The most nodes the tree has held (see `bytes_in_use`).
     peak: usize,
     root_pos: G,
@@ -194,6 +196,7 @@ impl<G: Game> Tree<G> {
         let mut tree = Tree {
             nodes,
             capacity,
+            reserved: capacity,
             peak: 0,
             root_pos,
             live,
@@ -240,15 +243,34 @@ impl<G: Game> Tree<G> {
     }
 
     /// Turns priors (PUCT) on or off; a change forgets the tree. Priors
-    /// need 4 more bytes a node, reserved here: when that fails they stay
-    /// off.
+    /// take 4 more bytes a node, so with them the tree holds fewer nodes
+    /// in the same memory; without them it holds as many as `new` was
+    /// given. Should a reserve fail, the tree falls back to the smallest
+    /// one, without priors.
     fn use_priors(&mut self, on: bool) {
         if on == self.with_priors {
             return;
         }
-        self.with_priors = on && self.priors.try_reserve_exact(self.capacity).is_ok();
-        if !self.with_priors {
+        let per_node = bytes_per_node::<G::Move, G::ChildCount>();
+        let fewer = ((self.reserved as f64 * per_node / (per_node + 4.0)) as usize)
+            .max(G::MAX_MOVES + 1)
+            .min(self.reserved);
+        // The old reserve is freed first, so that old and new are never
+        // held together.
+        self.nodes = Vec::new();
+        self.priors = Vec::new();
+        let want = if on { fewer } else { self.reserved };
+        let ok = self.nodes.try_reserve_exact(want).is_ok()
+            && (!on || self.priors.try_reserve_exact(want).is_ok());
+        if ok {
+            self.with_priors = on;
+            self.capacity = want;
+        } else {
+            // The smallest tree, without priors (as `Tree::minimal`).
+            self.nodes = Vec::with_capacity(G::MAX_MOVES + 1);
             self.priors = Vec::new();
+            self.with_priors = false;
+            self.capacity = G::MAX_MOVES + 1;
         }
         let root = self.root_pos;
         self.reset(root);
