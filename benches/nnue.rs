@@ -1,6 +1,8 @@
-//! The net's speed on one core: evaluations per second from scratch (what
-//! the search does at a leaf), incremental updates of the accumulator along
-//! a game, and search iterations per second with the net at the leaves.
+//! The net's speed on one core: evaluations per second from scratch, with
+//! the policy's priors of the legal moves (what the search does at a leaf)
+//! and without, incremental updates of the accumulator along a game, and
+//! search iterations per second with the net (the engine's `Eval net`
+//! settings: PUCT; and UCT with the value alone).
 //! Run: `cargo bench --bench nnue`.
 
 use std::sync::Arc;
@@ -10,8 +12,9 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use ultimo::net::Net;
 use ultimo::net::features::{Accumulator, Planes};
+use ultimo::protocol::options::{EngineOptions, Eval};
 use ultimo::rules::Position;
-use ultimo::search::{Control, Evaluator, Limits, Options, Searcher};
+use ultimo::search::{Control, Evaluator, Limits, Searcher};
 
 /// Positions of random games (not over), with the games' move sequences.
 fn games(n: usize) -> Vec<Vec<Position>> {
@@ -46,6 +49,20 @@ fn bench_eval(c: &mut Criterion) {
                 .sum::<f32>()
         })
     });
+    let moves: Vec<Vec<ultimo::rules::Move>> = positions
+        .iter()
+        .map(|p| p.legal_moves().iter().copied().collect())
+        .collect();
+    g.bench_function("evaluate with priors", |b| {
+        let mut priors = [0f32; 81];
+        b.iter(|| {
+            positions
+                .iter()
+                .zip(&moves)
+                .map(|(p, m)| net.evaluate_with_priors(std::hint::black_box(p), m, &mut priors))
+                .sum::<f32>()
+        })
+    });
     let planes: Vec<Planes> = positions.iter().map(Planes::from_position).collect();
     g.bench_function("incremental update and output", |b| {
         b.iter(|| {
@@ -76,27 +93,36 @@ fn bench_eval(c: &mut Criterion) {
     let mut g = c.benchmark_group("search with the net");
     g.sample_size(10);
     g.throughput(Throughput::Elements(NODES));
-    let mut searcher = Searcher::new(
-        Options {
-            threads: 1,
-            hash_mb: 64,
-            ..Options::default()
-        },
-        Position::startpos(),
-    )
-    .unwrap();
-    searcher.set_evaluator(Some(Arc::new(net.clone()) as Arc<dyn Evaluator<Position>>));
     let limits = Limits {
         nodes: Some(NODES),
         ..Limits::default()
     };
     let control = Control::new();
-    g.bench_function(format!("startpos {NODES} iterations, 1 thread"), |b| {
-        b.iter(|| {
-            searcher.clear(Position::startpos());
-            searcher.search(&Position::startpos(), &limits, &[], &control, &mut |_| {})
-        })
-    });
+    let engine = |policy: bool| {
+        let mut o = EngineOptions {
+            eval: Eval::Net,
+            ..EngineOptions::default()
+        };
+        if !policy {
+            o.net_policy = 0.0;
+        }
+        let mut search = o.search_options();
+        search.hash_mb = 256;
+        search
+    };
+    for (name, policy) in [("PUCT", true), ("UCT, value only", false)] {
+        let mut searcher = Searcher::new(engine(policy), Position::startpos()).unwrap();
+        searcher.set_evaluator(Some(Arc::new(net.clone()) as Arc<dyn Evaluator<Position>>));
+        g.bench_function(
+            format!("{name}: startpos {NODES} iterations, 1 thread"),
+            |b| {
+                b.iter(|| {
+                    searcher.clear(Position::startpos());
+                    searcher.search(&Position::startpos(), &limits, &[], &control, &mut |_| {})
+                })
+            },
+        );
+    }
     g.finish();
 }
 

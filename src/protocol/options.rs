@@ -74,7 +74,7 @@ impl Default for EngineOptions {
             ponder: false,
             show_wdl: true,
             random_move: false,
-            eval: Eval::Playout,
+            eval: Eval::Net,
             eval_file: None,
             net_exploration: NET_EXPLORATION as f32 / 100.0,
             net_fpu: NET_FPU as f32 / 100.0,
@@ -212,7 +212,7 @@ const SPECS: &[Spec] = &[
         kind: Kind::Combo(&["playout", "net"], |o, v| {
             o.eval = if v == "net" { Eval::Net } else { Eval::Playout }
         }),
-        default: "playout",
+        default: "net",
     },
     Spec {
         name: "EvalFile",
