@@ -68,6 +68,11 @@ pub struct DatagenArgs {
     /// Memory per search tree, in MiB
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65536))]
     hash: u32,
+    /// An engine option for the searches, as `setoption` takes it, e.g.
+    /// `--option NetPolicy=100` (repeatable; Eval, EvalFile, Threads, Hash
+    /// and Game have their own flags)
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
 }
 
 /// The evaluator for `kind` (the file's net, else the built-in one).
@@ -82,6 +87,29 @@ pub fn evaluator(
             None => Arc::new(Net::builtin().clone()),
         }),
     })
+}
+
+/// The engine's options for `kind` with `--option NAME=VALUE`s applied.
+pub fn engine_options(kind: EvalKind, options: &[String]) -> Result<EngineOptions, CliError> {
+    let mut engine = EngineOptions {
+        eval: match kind {
+            EvalKind::Playout => Eval::Playout,
+            EvalKind::Net => Eval::Net,
+        },
+        ..EngineOptions::default()
+    };
+    for o in options {
+        let (name, value) = o.split_once('=').unwrap_or((o.as_str(), ""));
+        let name = name.trim();
+        if ["eval", "evalfile", "threads", "hash", "game"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Err(CliError::DatagenOptionFlag(crate::quote::shorten(name)));
+        }
+        engine.set(name, Some(value.trim()))?;
+    }
+    Ok(engine)
 }
 
 /// The search options for `kind`: with the net, the engine's defaults for
@@ -163,6 +191,7 @@ fn play_game(
 /// Runs `ultimo datagen`.
 pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     let eval = evaluator(args.eval, args.net.as_ref())?;
+    let engine = engine_options(args.eval, &args.options)?;
     let (mut writer, contents) = Writer::open(&args.out)?;
     let mut stderr = std::io::stderr();
     if contents.truncated {
@@ -205,16 +234,11 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     std::thread::scope(|s| -> Result<(), CliError> {
         for _ in 0..threads {
             let tx = tx.clone();
-            let (todo, next, stop, eval) = (&todo, &next, &stop, eval.clone());
+            let (todo, next, stop, eval, engine) = (&todo, &next, &stop, eval.clone(), &engine);
             s.spawn(move || {
-                let options = options_for(
-                    args.eval,
-                    Options {
-                        threads: 1,
-                        hash_mb: args.hash as usize,
-                        ..Options::default()
-                    },
-                );
+                let mut options = engine.search_options();
+                options.threads = 1;
+                options.hash_mb = args.hash as usize;
                 let mut searcher = match Searcher::new(options, Position::startpos()) {
                     Ok(s) => s,
                     Err(e) => {

@@ -20,6 +20,12 @@ use crate::protocol::riddles::RiddlesError;
 /// typed yet; each says which typed error replaces it.
 #[derive(Debug, Error)]
 pub enum CliError {
+    /// `datagen --option` names an option that has its own flag.
+    #[error("datagen: set {0} with its own flag (--eval, --net, --threads, --hash), not --option")]
+    DatagenOptionFlag(String),
+    /// `datagen --option` is not an option with a valid value.
+    #[error("datagen --option: {0}")]
+    DatagenOption(#[from] crate::protocol::options::OptionError),
     /// `--fen` is not a position.
     #[error("bad FEN '{fen}': {source}")]
     Fen {
