@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
 use super::CliGame;
+use super::datagen::EvalKind;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::arena::signal;
 use crate::display::Style;
@@ -19,7 +20,7 @@ use crate::game::GameKind;
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Report, Searcher};
+use crate::search::{Control, Limits, Options, Report};
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
@@ -68,6 +69,8 @@ pub struct AnalyzeArgs {
     multipv: u16,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    eval: super::EvalArgs,
 }
 
 /// The help's words on `--review`.
@@ -96,6 +99,8 @@ pub struct Settings<G: CliGame = Position> {
     pub multipv: usize,
     /// Search options.
     pub options: Options,
+    /// How positions are valued.
+    pub eval: EvalKind,
     /// Colours in the board, and whether the table is redrawn while the
     /// search runs (both only where the terminal policy allows escape
     /// codes: see [`Style::for_terminal`]).
@@ -191,6 +196,7 @@ fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError
         limits,
         multipv: args.multipv as usize,
         options,
+        eval: args.eval.eval,
         style: Style::for_terminal(io::stdout().is_terminal() && !args.json),
     };
     let json = args.json;
@@ -237,6 +243,7 @@ fn review_and_print<G: CliGame + PgnNotation>(
             move_overhead: Duration::ZERO,
             ..args.search.options()
         },
+        eval: args.eval.eval,
         json: args.json,
     };
     // The output file is checked before the long search, not after.
@@ -314,7 +321,7 @@ fn search_quietly<G: CliGame>(
     if settings.pos.is_over() {
         return Err(CliError::GameOver);
     }
-    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    let mut searcher = super::searcher(&settings.options, settings.eval, settings.pos)?;
     Ok(searcher.search(&settings.pos, &settings.limits, &[], control, &mut |_| {}))
 }
 
@@ -332,7 +339,7 @@ pub fn run<G: CliGame>(
     }
     writeln!(out)?;
     out.flush()?;
-    let mut searcher = Searcher::new(settings.options.clone(), settings.pos)?;
+    let mut searcher = super::searcher(&settings.options, settings.eval, settings.pos)?;
     let mut drawn = 0usize;
     let multipv = settings.multipv;
     // The redraw moves the cursor with escape codes: only where the one
@@ -391,6 +398,8 @@ pub struct ReviewSettings<G: CliGame = Position> {
     pub limits: Limits,
     /// Search options.
     pub options: Options,
+    /// How positions are valued.
+    pub eval: EvalKind,
     /// JSON instead of text.
     pub json: bool,
 }
@@ -404,7 +413,7 @@ pub fn run_review<G: CliGame>(
     progress: &mut impl Write,
     style: Style,
 ) -> Result<Review<G>, CliError> {
-    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
+    let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
     let mut failed = None;
     let review = {
         let mut on_progress = |p: Progress<'_, G::Move>| {
@@ -499,6 +508,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
+            eval: EvalKind::Playout,
             style: Style::PLAIN,
         };
         let mut out = Vec::new();
@@ -530,6 +540,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
+            eval: EvalKind::Playout,
             style,
         };
         let mut out = Vec::new();
@@ -549,6 +560,7 @@ mod tests {
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),
+            eval: EvalKind::Playout,
             style: Style::PLAIN,
         };
         let err = run(&settings, &Control::new(), &mut Vec::new()).unwrap_err();

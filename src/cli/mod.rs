@@ -24,7 +24,8 @@ use clap::{Parser, Subcommand};
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::rules::Position;
-use crate::search::{Limits, Options};
+use crate::search::{Evaluator, Limits, Options, Searcher};
+use std::sync::Arc;
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
@@ -80,6 +81,8 @@ enum Command {
         position: PositionArgs,
         #[command(flatten)]
         search: SearchArgs,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Play a match between two engines or a tournament of more, or summarize recorded ones
     ///
@@ -180,6 +183,16 @@ struct PositionArgs {
     moves: Vec<String>,
 }
 
+/// How a tool's searches value positions.
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// How the search values positions: the learned net with its move
+    /// priors (the engine's default), or random playouts; Super 1 al 5 has
+    /// only playouts
+    #[arg(long, value_enum, default_value_t = datagen::EvalKind::Net)]
+    eval: datagen::EvalKind,
+}
+
 /// Search settings.
 #[derive(clap::Args)]
 struct SearchArgs {
@@ -253,13 +266,15 @@ pub fn main() -> ExitCode {
             pgnout,
             position,
             search,
+            eval,
         }) => {
             let engine = (time, nodes);
             let pgnout = pgnout.as_deref();
+            let search = (&search, eval.eval);
             match game {
-                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, &search),
+                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, search),
                 GameKind::Super15 => {
-                    play::<crate::super15::Position>(side, engine, pgnout, &position, &search)
+                    play::<crate::super15::Position>(side, engine, pgnout, &position, search)
                 }
             }
         }
@@ -329,7 +344,7 @@ fn play<G: play::PlayGame>(
     (time, nodes): (Option<Duration>, Option<u64>),
     pgnout: Option<&Path>,
     position: &PositionArgs,
-    search: &SearchArgs,
+    (search, eval): (&SearchArgs, datagen::EvalKind),
 ) -> Result<(), CliError> {
     let start: G = position_from(position.fen.as_deref(), &position.moves)?;
     let file_error = |path: &Path| {
@@ -359,6 +374,7 @@ fn play<G: play::PlayGame>(
             move_overhead: Duration::ZERO,
             ..search.options()
         },
+        eval,
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };
@@ -380,9 +396,29 @@ fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Resul
         .map_err(CliError::from)
 }
 
+/// A searcher for the tools: with `options`, or, when `eval` asks for the
+/// learned net and the game has one, with the net and the engine's search
+/// settings for it (as `setoption name Eval value net`).
+pub fn searcher<G: CliGame>(
+    options: &Options,
+    eval: datagen::EvalKind,
+    pos: G,
+) -> Result<Searcher<G>, CliError> {
+    let evaluator = G::evaluator(eval);
+    let options = match evaluator {
+        Some(_) => datagen::options_for(datagen::EvalKind::Net, options.clone()),
+        None => options.clone(),
+    };
+    let mut searcher = Searcher::new(options, pos)?;
+    searcher.set_evaluator(evaluator);
+    Ok(searcher)
+}
+
 /// A game as the command line's tools need it: its board as text, and its
 /// text errors as [`CliError`]s.
 pub trait CliGame: Board {
+    /// The learned evaluator `eval` asks for, if the game has one.
+    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>>;
     /// `--fen` is not a position of this game.
     fn fen_error(fen: &str, source: Self::FenError) -> CliError;
     /// `--moves` cannot be played.
@@ -390,6 +426,13 @@ pub trait CliGame: Board {
 }
 
 impl CliGame for Position {
+    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
+        match eval {
+            datagen::EvalKind::Net => Some(Arc::new(crate::net::Net::builtin().clone())),
+            datagen::EvalKind::Playout => None,
+        }
+    }
+
     fn fen_error(fen: &str, source: crate::notation::FenError) -> CliError {
         CliError::Fen {
             fen: shorten(fen),
@@ -403,6 +446,10 @@ impl CliGame for Position {
 }
 
 impl CliGame for crate::super15::Position {
+    fn evaluator(_: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
+        None
+    }
+
     fn fen_error(fen: &str, source: crate::super15::notation::FenError) -> CliError {
         CliError::Super15Fen {
             fen: shorten(fen),

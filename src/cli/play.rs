@@ -4,12 +4,13 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
+use super::datagen::EvalKind;
 use super::{CliError, CliGame};
 use crate::display::Style;
 use crate::game::Verdict;
 use crate::pgn::{Annotation, MoveNote, PgnGame, PgnResult, Score};
 use crate::rules::{Position, board_name};
-use crate::search::{Control, Limits, Options, Report, Searcher};
+use crate::search::{Control, Limits, Options, Report};
 use crate::super15;
 
 /// What `ultimo play` says that depends on the game.
@@ -73,6 +74,8 @@ pub struct Settings<G: PlayGame = Position> {
     pub hint_limits: Limits,
     /// Search options.
     pub options: Options,
+    /// How positions are valued.
+    pub eval: EvalKind,
     /// Colours in the board.
     pub style: Style,
     /// Write a prompt before reading (for terminals).
@@ -154,7 +157,7 @@ pub fn run<G: PlayGame>(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<PgnGame, CliError> {
-    let mut searcher = Searcher::new(settings.options.clone(), settings.start)?;
+    let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
     let control = Control::new();
     // Positions before each move, for undo, and the moves with their notes.
     let mut history: Vec<G> = Vec::new();
@@ -315,6 +318,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
+            eval: EvalKind::Playout,
             style: Style::PLAIN,
             prompt: false,
         }

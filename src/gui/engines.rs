@@ -239,12 +239,23 @@ fn start(kind: &Kind) -> Result<Backend, Failure> {
 /// Ultimo's searcher in `slot`, made when there is none.
 fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Searcher<G>, Failure> {
     if slot.is_none() {
+        let evaluator = G::evaluator();
+        // With the net, the engine's own settings for it (`Eval net`).
+        let engine = crate::protocol::options::EngineOptions {
+            eval: match evaluator {
+                Some(_) => crate::protocol::options::Eval::Net,
+                None => crate::protocol::options::Eval::Playout,
+            },
+            ..Default::default()
+        };
         let options = Options {
             hash_mb: 64,
             move_overhead: Duration::from_millis(5),
-            ..Options::default()
+            ..engine.search_options()
         };
-        let s = Searcher::new(options, G::startpos()).map_err(|e| Failure::Start(e.to_string()))?;
+        let mut s =
+            Searcher::new(options, G::startpos()).map_err(|e| Failure::Start(e.to_string()))?;
+        s.set_evaluator(evaluator);
         *slot = Some(Box::new(s));
     }
     slot.as_deref_mut()

@@ -96,6 +96,8 @@ pub trait GuiGame: ArenaGame {
     fn not_a_move(text: &str) -> String;
     /// The game of either kind.
     fn wrap(line: Line<Self>) -> AnyLine;
+    /// The built-in engine's learned evaluator, if the game has one.
+    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>>;
 }
 
 /// Grid index (row * 9 + col from the top-left) of an Ultimate
@@ -113,6 +115,10 @@ fn owner_name(p: Player) -> &'static str {
 
 impl GuiGame for rules::Position {
     const HEAT_CELLS: usize = 81;
+
+    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
+        Some(std::sync::Arc::new(crate::net::Net::builtin().clone()))
+    }
 
     fn heat_cell(m: rules::Move) -> usize {
         grid(m) as usize
@@ -167,6 +173,10 @@ impl GuiGame for rules::Position {
 
 impl GuiGame for super15::Position {
     const HEAT_CELLS: usize = super15::CELLS;
+
+    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
+        None
+    }
 
     /// The cell where the piece stops (the visits of every piece that can
     /// go there add up).

@@ -9,6 +9,18 @@
 //! the search at once, proven losses are never chosen while anything else
 //! is left, and distances to the end are reported.
 //!
+//! # With an evaluator
+//!
+//! An [`Evaluator`] (a learned net, say) replaces the playout by its value
+//! of the leaf, or is mixed with one ([`Params::eval_weight`]). With
+//! [`Params::policy`] above 0 the walk is PUCT instead of UCT: each leaf is
+//! expanded at its first visit, and one call gives both its value and its
+//! moves' priors ([`Evaluator::evaluate_with_priors`]); a child's score is
+//! `q + c * prior * sqrt(N) / (1 + n)`, an unvisited child's `q` its
+//! parent's less [`Params::fpu_reduction`]. The priors sit in a vector
+//! beside the nodes (4 bytes a node, within the same memory bound), so the
+//! 16-byte node and the playout search are unchanged.
+//!
 //! # Parallelism: one tree per thread (root parallelism)
 //!
 //! Each thread searches its own tree from the same root with its own random
