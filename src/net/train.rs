@@ -624,6 +624,22 @@ mod tests {
         }
     }
 
+    /// Asserts that backprop's gradient `grads[i]` matches the central
+    /// difference of `loss` at weight `i`.
+    fn check_gradient(trainer: &Trainer, grads: &[f32], i: usize, loss: impl Fn(&Trainer) -> f64) {
+        let h = 1e-3;
+        let mut plus = Trainer::from_params(trainer.params.clone());
+        plus.params[i] += h;
+        let mut minus = Trainer::from_params(trainer.params.clone());
+        minus.params[i] -= h;
+        let numeric = (loss(&plus) - loss(&minus)) / (2.0 * h as f64);
+        assert!(
+            (numeric - grads[i] as f64).abs() < 2e-3 + 0.05 * numeric.abs(),
+            "weight {i}: numeric {numeric}, backprop {}",
+            grads[i]
+        );
+    }
+
     #[test]
     fn gradients_match_finite_differences() {
         let mut trainer = Trainer::new(5);
@@ -658,19 +674,7 @@ mod tests {
             W3 + 4,
             B3,
         ] {
-            let h = 1e-3;
-            let mut plus = Trainer::from_params(trainer.params.clone());
-            plus.params[i] += h;
-            let mut minus = Trainer::from_params(trainer.params.clone());
-            minus.params[i] -= h;
-            let numeric = (bce(plus.forward(&sample.planes), 0.8)
-                - bce(minus.forward(&sample.planes), 0.8))
-                / (2.0 * h as f64);
-            assert!(
-                (numeric - grads[i] as f64).abs() < 2e-3 + 0.05 * numeric.abs(),
-                "weight {i}: numeric {numeric}, backprop {}",
-                grads[i]
-            );
+            check_gradient(&trainer, &grads, i, |t| bce(t.forward(&sample.planes), 0.8));
         }
     }
 
@@ -716,17 +720,7 @@ mod tests {
             B1 + 9,
             W2 + 11,
         ] {
-            let h = 1e-3;
-            let mut plus = Trainer::from_params(trainer.params.clone());
-            plus.params[i] += h;
-            let mut minus = Trainer::from_params(trainer.params.clone());
-            minus.params[i] -= h;
-            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * h as f64);
-            assert!(
-                (numeric - grads[i] as f64).abs() < 2e-3 + 0.05 * numeric.abs(),
-                "weight {i}: numeric {numeric}, backprop {}",
-                grads[i]
-            );
+            check_gradient(&trainer, &grads, i, loss);
         }
     }
 
