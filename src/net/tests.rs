@@ -110,3 +110,20 @@ fn version_1_files_load_with_uniform_priors() {
         "{err}"
     );
 }
+
+#[test]
+fn the_draw_share_follows_the_fitted_curve() {
+    assert!((draw_share(0.5) - 0.87).abs() < 1e-6);
+    for k in 0..=100 {
+        let v = k as f32 / 100.0;
+        let d = draw_share(v);
+        // Symmetric, and never more than the value can hold.
+        assert!((d - draw_share(1.0 - v)).abs() < 1e-6, "{v}");
+        assert!(d >= 0.0 && d <= 2.0 * v.min(1.0 - v) + 1e-6, "{v}: {d}");
+    }
+    // Near the self-play figures it was fitted to.
+    assert!((draw_share(0.32) - 0.45).abs() < 0.05);
+    assert!((draw_share(0.78) - 0.19).abs() < 0.05);
+    assert!(draw_share(0.05) < 0.05);
+    assert_eq!(draw_share(f32::NAN), draw_share(0.5));
+}

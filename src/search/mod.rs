@@ -105,6 +105,15 @@ pub trait Evaluator<G: Game>: Send + Sync {
         priors[..moves.len()].fill(p);
         self.evaluate(pos)
     }
+
+    /// The share of draws in an expected score `value` (for the win, draw
+    /// and loss chances the search reports; the search itself uses only
+    /// the value). Cut to at most twice the smaller of `value` and
+    /// `1 - value`. Without a model: 0, the value all wins and losses.
+    fn draw_share(&self, value: f32) -> f32 {
+        let _ = value;
+        0.0
+    }
 }
 
 /// How playouts choose moves.

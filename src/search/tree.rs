@@ -164,9 +164,10 @@ pub(crate) const EVAL_UNIT: u32 = 64;
 enum Leaf {
     /// The game's result.
     Outcome(Outcome),
-    /// The expected score of the side to move at the root, in score units
-    /// (0 to `2 * unit`).
-    Value(u32),
+    /// An evaluator's value: the expected score of the side to move at
+    /// the root in score units (0 to `2 * unit`), and the share of it that
+    /// is drawn, in units of one visit (0 to `unit`; for the WDL report).
+    Value(u32, u32),
 }
 
 impl<G: Game> Tree<G> {
@@ -509,7 +510,7 @@ impl<G: Game> Tree<G> {
                 }
                 played = true;
                 let v = self.set_priors(idx, &pos, e);
-                break self.leaf_value(v, &pos, params);
+                break self.leaf_value(v, &pos, params, e);
             }
             if node.first_child == 0 {
                 let expand = idx == 0 || node.visits >= params.expand_visits;
@@ -550,7 +551,7 @@ impl<G: Game> Tree<G> {
     #[inline]
     fn evaluate(&mut self, eval: &dyn Evaluator<G>, pos: &G, params: &Params) -> Leaf {
         let v = eval.evaluate(pos);
-        self.leaf_value(v, pos, params)
+        self.leaf_value(v, pos, params, eval)
     }
 
     /// Sets the priors of `idx`'s children (just created) from `eval`;
@@ -570,9 +571,10 @@ impl<G: Game> Tree<G> {
     }
 
     /// An evaluator's value `v` of `pos` (mixed with a playout's result
-    /// when [`Params::eval_weight`] is below 1) as a [`Leaf::Value`].
+    /// when [`Params::eval_weight`] is below 1) as a [`Leaf::Value`], with
+    /// its draw share from [`Evaluator::draw_share`].
     #[inline]
-    fn leaf_value(&mut self, v: f32, pos: &G, params: &Params) -> Leaf {
+    fn leaf_value(&mut self, v: f32, pos: &G, params: &Params, eval: &dyn Evaluator<G>) -> Leaf {
         let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
         let side = pos.side_to_move();
         if params.eval_weight < 1.0 {
@@ -581,11 +583,19 @@ impl<G: Game> Tree<G> {
             v = w * v + (1.0 - w) * result;
         }
         let units = (v * (2 * self.unit) as f32).round() as u32;
-        if side == self.root_pos.side_to_move() {
-            Leaf::Value(units)
+        let units = if side == self.root_pos.side_to_move() {
+            units
         } else {
-            Leaf::Value(2 * self.unit - units)
-        }
+            2 * self.unit - units
+        };
+        // A draw share the value cannot hold (more than twice the smaller
+        // of the two sides' scores) is cut to what it can.
+        let draw = eval.draw_share(v);
+        let draw = if draw.is_finite() { draw.max(0.0) } else { 0.0 };
+        let draw = ((draw * self.unit as f32).round() as u32)
+            .min(units)
+            .min(2 * self.unit - units);
+        Leaf::Value(units, draw)
     }
 
     /// Picks the child of `idx` to descend into: UCT with first-play
@@ -762,7 +772,7 @@ impl<G: Game> Tree<G> {
             Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
             Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
             Leaf::Outcome(Outcome::Draw) => (unit, unit),
-            Leaf::Value(v) => (v, 2 * unit - v),
+            Leaf::Value(v, _) => (v, 2 * unit - v),
         };
         for d in (0..len).rev() {
             let idx = self.path[d] as usize;
@@ -783,9 +793,12 @@ impl<G: Game> Tree<G> {
                 Leaf::Outcome(Outcome::Win(p)) if p == root_side => wdl[0] += unit,
                 Leaf::Outcome(Outcome::Draw) => wdl[1] += unit,
                 Leaf::Outcome(_) => wdl[2] += unit,
-                Leaf::Value(v) => {
-                    wdl[0] += v / 2;
-                    wdl[2] += unit - v / 2;
+                Leaf::Value(v, draw) => {
+                    // Wins and half the draws make the expected score.
+                    let win = (v - draw) / 2;
+                    wdl[0] += win;
+                    wdl[1] += draw;
+                    wdl[2] += unit - win - draw;
                 }
             }
         }
