@@ -494,12 +494,13 @@ impl<G: Game> Tree<G> {
             if let Some(proof) = node.proof {
                 break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
             }
-            if node.first_child == 0 && idx != 0 && self.with_priors {
+            if node.first_child == 0
+                && idx != 0
+                && self.with_priors
+                && let Some(e) = eval
+            {
                 // PUCT: expanded and valued at once, the value's pass
                 // giving the children's priors.
-                let Some(e) = eval else {
-                    unreachable!("priors need an evaluator")
-                };
                 if !self.expand(idx, &pos, params) {
                     played = true;
                     break self.evaluate(e, &pos, params);
