@@ -11,14 +11,11 @@
 
 mod common;
 
-use common::{TempDir, failure, success};
+use common::{MatchRun, TempDir, failure, field, success};
 
-use std::io::Read;
-use std::process::{Child, Command, Output, Stdio};
-use std::thread::{self, JoinHandle};
+use std::process::{Child, Command, Output};
+use std::thread;
 use std::time::{Duration, Instant};
-
-const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
 
 /// The longest a run may take before the test fails (a loaded machine is
 /// slow, but none of these runs needs more than a few seconds).
@@ -120,39 +117,17 @@ fn assert_none_left(tag: &str) {
     }
 }
 
-/// A running `ultimo match`, its output read on threads.
+/// A running `ultimo match` and the peak memory seen of it.
 struct Runner {
-    child: Child,
-    stdout: JoinHandle<Vec<u8>>,
-    stderr: JoinHandle<Vec<u8>>,
+    run: MatchRun,
     /// The highest VmHWM (peak resident memory) seen, in kB.
     peak_kb: u64,
 }
 
 impl Runner {
     fn start(args: &[&str]) -> Runner {
-        let mut child = Command::new(ULTIMO)
-            .arg("match")
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("ultimo runs");
-        let drain = |mut pipe: Box<dyn Read + Send>| {
-            thread::spawn(move || {
-                let mut bytes = Vec::new();
-                let _ = pipe.read_to_end(&mut bytes);
-                bytes
-            })
-        };
-        let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
-        let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
         Runner {
-            child,
-            stdout,
-            stderr,
+            run: MatchRun::start(args),
             peak_kb: 0,
         }
     }
@@ -160,49 +135,33 @@ impl Runner {
     /// Sends the runner signal `name` (INT, TERM, HUP).
     fn signal(&self, name: &str) {
         let sent = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .args([&format!("-{name}"), &self.run.child.id().to_string()])
             .status()
             .expect("kill runs");
         assert!(sent.success());
     }
 
-    /// Reads the runner's VmHWM into `peak_kb`.
-    fn sample_memory(&mut self) {
-        let status = format!("/proc/{}/status", self.child.id());
-        let Ok(text) = std::fs::read_to_string(status) else {
-            return;
-        };
-        let hwm = text
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
-        if let Some(kb) = hwm {
-            self.peak_kb = self.peak_kb.max(kb);
-        }
-    }
-
     /// Waits for the runner to end (within [`HANG`]), sampling its memory.
-    fn finish(mut self) -> (Output, u64) {
-        let started = Instant::now();
-        let status = loop {
-            self.sample_memory();
-            if let Some(status) = self.child.try_wait().expect("wait for ultimo") {
-                break status;
-            }
-            if started.elapsed() > HANG {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!("ultimo match still ran after {HANG:?}");
-            }
-            thread::sleep(Duration::from_millis(10));
-        };
-        let output = Output {
-            status,
-            stdout: self.stdout.join().expect("stdout read"),
-            stderr: self.stderr.join().expect("stderr read"),
-        };
-        (output, self.peak_kb)
+    fn finish(self) -> (Output, u64) {
+        let mut peak_kb = self.peak_kb;
+        let output = self.run.wait_within(HANG, |child| {
+            peak_kb = peak_kb.max(vm_hwm_kb(child));
+        });
+        (output, peak_kb)
     }
+}
+
+/// A process's VmHWM (peak resident memory) in kB, 0 when unknown.
+fn vm_hwm_kb(child: &Child) -> u64 {
+    let status = format!("/proc/{}/status", child.id());
+    std::fs::read_to_string(status)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// Runs `ultimo match` with `args` to its end.
@@ -212,15 +171,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The value of the summary line `key`.
-fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
-    stdout
-        .lines()
-        .find(|l| l.split("  ").next() == Some(key))
-        .map(|l| l[key.len()..].trim())
-        .unwrap_or_else(|| panic!("no '{key}' line in\n{stdout}"))
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{failure, statistics, success};
+use common::{MatchRun, failure, field, statistics, success, ultimo_match};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,64 +26,11 @@ fn broken(mode: &str) -> String {
     format!("cmd=sh arg=tests/engines/broken.sh arg={mode} name={mode}")
 }
 
-/// Runs `ultimo match` with `args` from the package's root.
-fn ultimo_match(args: &[&str]) -> Output {
-    Command::new(ULTIMO)
-        .arg("match")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("ultimo runs")
-}
-
 /// Runs `ultimo match` with `args` like [`ultimo_match`], but kills it
 /// and fails the test if it has not ended within `limit`: for runs that
 /// could hang.
 fn ultimo_match_within(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(ULTIMO)
-        .arg("match")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ultimo runs");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for ultimo") {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("ultimo match {args:?} still ran after {limit:?}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: stdout.join().expect("stdout read"),
-        stderr: stderr.join().expect("stderr read"),
-    }
-}
-
-/// The value of the summary line `key` (`games       4: ...` -> `4: ...`).
-fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
-    stdout
-        .lines()
-        .find(|l| l.split("  ").next() == Some(key))
-        .map(|l| l[key.len()..].trim())
-        .unwrap_or_else(|| panic!("no '{key}' line in\n{stdout}"))
+    MatchRun::start(args).wait_within(limit, |_| {})
 }
 
 /// A file in the temporary directory, removed when dropped.

@@ -5,26 +5,15 @@
 
 mod common;
 
-use common::{TempDir, failure, statistics, success};
+use common::{TempDir, failure, statistics, success, ultimo_match};
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 const ULTIMO: &str = env!("CARGO_BIN_EXE_ultimo");
 
 /// Ultimo as an engine called `name` with `extra` keys (e.g. `nodes=20`).
 fn ultimo(name: &str, extra: &str) -> String {
     format!(r#"cmd="{ULTIMO}" name={name} option.Threads=1 option.Hash=16 {extra}"#)
-}
-
-/// Runs `ultimo match` with `args` from the package's root.
-fn ultimo_match(args: &[&str]) -> Output {
-    Command::new(ULTIMO)
-        .arg("match")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("ultimo runs")
 }
 
 /// The JSON file at `path`.

@@ -222,3 +222,86 @@ pub fn failure(output: &Output) -> String {
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
 }
+
+/// A running `ultimo match` (started in the package's root), its standard
+/// output and error drained on threads so that it never blocks on a full
+/// pipe.
+pub struct MatchRun {
+    /// The runner's process.
+    pub child: Child,
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<Vec<u8>>,
+}
+
+impl MatchRun {
+    /// Starts `ultimo match` with `args`.
+    pub fn start(args: &[&str]) -> MatchRun {
+        let mut child = Command::new(BIN)
+            .arg("match")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ultimo runs");
+        let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                bytes
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+        let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+        MatchRun {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Waits for the run to end, calling `poll` with the process every
+    /// 10 ms meanwhile; kills it and fails the test if it still runs after
+    /// `limit`.
+    pub fn wait_within(mut self, limit: Duration, mut poll: impl FnMut(&Child)) -> Output {
+        let started = Instant::now();
+        let status = loop {
+            poll(&self.child);
+            if let Some(status) = self.child.try_wait().expect("wait for ultimo") {
+                break status;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("ultimo match still ran after {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        Output {
+            status,
+            stdout: self.stdout.join().expect("stdout read"),
+            stderr: self.stderr.join().expect("stderr read"),
+        }
+    }
+}
+
+/// Runs `ultimo match` with `args` from the package's root to its end.
+pub fn ultimo_match(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("match")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ultimo runs")
+}
+
+/// The value of the match summary's line `key` (`games       4: ...` ->
+/// `4: ...`).
+pub fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.split("  ").next() == Some(key))
+        .map(|l| l[key.len()..].trim())
+        .unwrap_or_else(|| panic!("no '{key}' line in\n{stdout}"))
+}
