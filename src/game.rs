@@ -170,8 +170,10 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// The legal moves; empty once the game is over.
     fn legal_moves(&self) -> Self::Moves;
 
-    /// Plays a legal move; the caller guarantees legality.
-    fn play(&mut self, m: Self::Move);
+    /// Plays a move without checking it: the search's fast path. The caller
+    /// guarantees that `m` is legal (an illegal move leaves the position
+    /// meaningless; debug builds assert). Each game's own `try_play` checks.
+    fn play_unchecked(&mut self, m: Self::Move);
 
     /// A uniformly random legal move, or `None` once the game is over.
     fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Self::Move>;
@@ -182,7 +184,7 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     fn play_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
         match self.random_move(rng) {
             Some(m) => {
-                self.play(m);
+                self.play_unchecked(m);
                 true
             }
             None => false,
@@ -201,7 +203,7 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     fn play_winning_or_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
         match self.winning_move() {
             Some(m) => {
-                self.play(m);
+                self.play_unchecked(m);
                 true
             }
             None => self.play_random(rng),
@@ -278,6 +280,14 @@ pub trait Notation: Game + std::str::FromStr<Err = Self::FenError> {
     /// Whether `m` is legal here, and why not.
     fn check(&self, m: Self::Move) -> Result<(), Self::PlayError>;
 
+    /// Plays `m` if it is legal; otherwise says why and leaves the position
+    /// as it was.
+    fn try_play(&mut self, m: Self::Move) -> Result<(), Self::PlayError> {
+        self.check(m)?;
+        self.play_unchecked(m);
+        Ok(())
+    }
+
     /// Plays a list of moves, all or nothing.
     fn play_moves<'a, I: IntoIterator<Item = &'a str>>(
         &self,
@@ -295,7 +305,7 @@ pub trait Notation: Game + std::str::FromStr<Err = Self::FenError> {
                 .iter()
                 .map(|&m| {
                     let mut child = *self;
-                    child.play(m);
+                    child.play_unchecked(m);
                     child.perft(depth - 1)
                 })
                 .sum(),

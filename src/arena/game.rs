@@ -72,11 +72,10 @@ pub fn referee<G: ArenaGame>(pos: &mut G, line: &str) -> Result<G::Move, Referee
         _ => return Err(RefereeError::NoMove(sanitize(line, 40))),
     };
     let mv = G::parse_move(text).map_err(|_| RefereeError::NotAMove(sanitize(text, 20)))?;
-    pos.check(mv).map_err(|problem| RefereeError::Illegal {
+    pos.try_play(mv).map_err(|problem| RefereeError::Illegal {
         mv: mv.to_string(),
         problem: problem.into(),
     })?;
-    pos.play(mv);
     Ok(mv)
 }
 

@@ -152,7 +152,7 @@ impl<G: ArenaGame> Opening<G> {
                     if pos.check(m).is_err() {
                         break;
                     }
-                    pos.play(m);
+                    pos.play_unchecked(m);
                 }
                 pos
             }
@@ -245,7 +245,7 @@ pub fn random_opening<G: ArenaGame>(
             let Some(m) = pos.random_move(&mut rng) else {
                 break;
             };
-            pos.play(m);
+            pos.play_unchecked(m);
             moves.push(m);
         }
         if moves.len() == plies as usize && !pos.is_over() && pos.winning_move().is_none() {

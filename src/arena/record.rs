@@ -376,12 +376,11 @@ impl<G: ArenaGame> GameRecord<G> {
     pub fn validate(&self) -> Result<(), ValidateError> {
         let mut pos: G = self.opening.position();
         for (i, &mv) in self.moves.iter().enumerate() {
-            pos.check(mv).map_err(|problem| ValidateError::Illegal {
+            pos.try_play(mv).map_err(|problem| ValidateError::Illegal {
                 index: i + 1,
                 mv: mv.to_string(),
                 problem: problem.into(),
             })?;
-            pos.play(mv);
         }
         match self.termination {
             Termination::Normal => match pos.outcome() {
@@ -745,7 +744,7 @@ mod tests {
         let mut played = Vec::new();
         let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(seed);
         while let Some(m) = pos.random_move(&mut rng) {
-            pos.play(m);
+            pos.play_unchecked(m);
             played.push(m);
         }
         let notes = (0..played.len())

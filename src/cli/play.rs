@@ -209,7 +209,7 @@ pub fn run<G: PlayGame>(
             let line = &report.lines[0];
             history.push(pos);
             played.push((m, Annotation::note(note(&report))));
-            pos.play(m);
+            pos.play_unchecked(m);
             writeln!(
                 out,
                 "\nUltimo plays {m} (for Ultimo: {}; {} nodes)",
@@ -281,7 +281,7 @@ pub fn run<G: PlayGame>(
                     Ok(()) => {
                         history.push(pos);
                         played.push((m, Annotation::default()));
-                        pos.play(m);
+                        pos.play_unchecked(m);
                         writeln!(out, "You play {m}")?;
                         if pos.is_over() {
                             show(out, &pos)?;

@@ -22,7 +22,7 @@ pub fn run<G: Notation>(
         let mut total = 0;
         for &m in pos.legal_moves().iter() {
             let mut child = *pos;
-            child.play(m);
+            child.play_unchecked(m);
             let n = child.perft(depth - 1);
             writeln!(out, "{m} {n}")?;
             total += n;

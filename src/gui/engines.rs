@@ -494,7 +494,7 @@ fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Tas
                 };
                 ctx.send(Update::ScanPoint(ply, q));
                 if let Some(&m) = line.moves.get(ply) {
-                    pos.play(m);
+                    pos.play_unchecked(m);
                 }
             }
             ctx.send(Update::Done);

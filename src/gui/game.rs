@@ -250,7 +250,7 @@ impl<G: GuiGame> Line<G> {
     pub fn position_at(&self, ply: usize) -> G {
         let mut pos = self.start;
         for &m in &self.moves[..ply.min(self.moves.len())] {
-            pos.play(m);
+            pos.play_unchecked(m);
         }
         pos
     }
@@ -261,9 +261,8 @@ impl<G: GuiGame> Line<G> {
         let mv = G::parse_move(text).map_err(|_| GuiError::Illegal(G::not_a_move(text)))?;
         let mut pos = self.position_at(ply);
         let mover = pos.side_to_move();
-        pos.check(mv)
+        pos.try_play(mv)
             .map_err(|e| GuiError::Illegal(format!("{mv}: {e}")))?;
-        pos.play(mv);
         self.moves.truncate(ply);
         self.moves.push(mv);
         Ok(Played {

@@ -27,7 +27,7 @@ fn random_game<G: Notation>(start: G, seed: u64) -> (Vec<G::Move>, Vec<Annotatio
     let mut pos = start;
     let mut moves = Vec::new();
     while let Some(m) = pos.random_move(&mut rng) {
-        pos.play(m);
+        pos.play_unchecked(m);
         moves.push(m);
     }
     let notes = [

@@ -28,7 +28,7 @@ pub enum GameTextError {
     Super15Fen(#[from] super15::notation::FenError),
     /// A Super 1 al 5 move that cannot be read.
     #[error(transparent)]
-    Super15Move(#[from] super15::notation::MoveParseError),
+    Super15Move(#[from] super15::notation::ParseMoveError),
     /// An illegal Super 1 al 5 move.
     #[error(transparent)]
     Super15Play(#[from] super15::PlayError),
@@ -184,7 +184,7 @@ impl<G: PgnNotation> Replayed<G> {
                 };
                 at(mv.line, problem)
             })?;
-            pos.play(m);
+            pos.play_unchecked(m);
             moves.push(m);
             annotations.push(
                 mv.comment

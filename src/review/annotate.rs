@@ -54,7 +54,7 @@ pub fn new_game<G: Notation>(start: &G, moves: &[G::Move], event: &str, date: &s
     game.set_moves(start, moves, &[]);
     let mut end = *start;
     for &m in moves {
-        end.play(m);
+        end.play_unchecked(m);
     }
     game.set_result(PgnResult::from_outcome(end.outcome()));
     game

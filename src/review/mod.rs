@@ -369,7 +369,7 @@ pub fn review<G: Game>(
             });
         }
         let mut next = pos;
-        next.play(m);
+        next.play_unchecked(m);
         positions.push(next);
     }
     let total = positions.len();

@@ -168,7 +168,7 @@ pub fn json<G: Notation>(review: &Review<G>) -> Value {
             "is_best": m.is_best(),
             "search": search,
         }));
-        pos.play(m.mv);
+        pos.play_unchecked(m.mv);
     }
     let end = review.end_search.as_ref().map(|s| {
         let mut v = search_json(s);

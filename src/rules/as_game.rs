@@ -33,8 +33,8 @@ impl Game for Position {
     }
 
     #[inline(always)]
-    fn play(&mut self, m: Move) {
-        self.play_unchecked(m);
+    fn play_unchecked(&mut self, m: Move) {
+        Position::play_unchecked(self, m);
     }
 
     #[inline(always)]
@@ -103,7 +103,7 @@ impl Game for BoardCountTiebreak {
     }
 
     #[inline(always)]
-    fn play(&mut self, m: Move) {
+    fn play_unchecked(&mut self, m: Move) {
         self.0.play_unchecked(m);
     }
 

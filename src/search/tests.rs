@@ -932,7 +932,7 @@ impl Game for SlowPlayouts {
     fn legal_moves(&self) -> crate::rules::MoveList {
         self.0.legal_moves()
     }
-    fn play(&mut self, m: Move) {
+    fn play_unchecked(&mut self, m: Move) {
         self.0.play_unchecked(m);
     }
     fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {

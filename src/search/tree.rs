@@ -339,14 +339,14 @@ impl<G: Game> Tree<G> {
         let mut found = None;
         'search: for c in self.nodes[0].children() {
             let mut p1 = self.root_pos;
-            p1.play(self.nodes[c].mv);
+            p1.play_unchecked(self.nodes[c].mv);
             if p1 == *pos {
                 found = Some(c);
                 break;
             }
             for g in self.nodes[c].children() {
                 let mut p2 = p1;
-                p2.play(self.nodes[g].mv);
+                p2.play_unchecked(self.nodes[g].mv);
                 if p2 == *pos {
                     found = Some(g);
                     break 'search;
@@ -528,7 +528,7 @@ impl<G: Game> Tree<G> {
                 }
             }
             let child = self.select(idx, params);
-            pos.play(self.nodes[child].mv);
+            pos.play_unchecked(self.nodes[child].mv);
             idx = child;
             self.path.push(child as u32);
             if let Some(o) = pos.outcome() {

@@ -42,8 +42,8 @@ impl Game for Position {
     }
 
     #[inline]
-    fn play(&mut self, m: Move) {
-        self.play_unchecked(m);
+    fn play_unchecked(&mut self, m: Move) {
+        Position::play_unchecked(self, m);
     }
 
     fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {

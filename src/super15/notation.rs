@@ -50,7 +50,7 @@ pub struct SquareParseError {
 /// Why a text is not a move.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 #[error("'{text}' is not a move (expected two cells like e2e3: files a-j, ranks 1-8)")]
-pub struct MoveParseError {
+pub struct ParseMoveError {
     text: String,
 }
 
@@ -72,15 +72,15 @@ impl FromStr for Square {
 }
 
 impl FromStr for Move {
-    type Err = MoveParseError;
+    type Err = ParseMoveError;
 
-    fn from_str(s: &str) -> Result<Move, MoveParseError> {
+    fn from_str(s: &str) -> Result<Move, ParseMoveError> {
         match s.as_bytes() {
             &[f1, r1, f2, r2] => square_of(f1, r1).zip(square_of(f2, r2)),
             _ => None,
         }
         .map(|(from, to)| Move::new(from, to))
-        .ok_or_else(|| MoveParseError { text: shorten(s) })
+        .ok_or_else(|| ParseMoveError { text: shorten(s) })
     }
 }
 
@@ -391,7 +391,7 @@ impl fmt::Debug for Position {
 pub enum MovesError {
     /// A token is not a move.
     #[error(transparent)]
-    Parse(#[from] MoveParseError),
+    Parse(#[from] ParseMoveError),
     /// A move is not legal where it comes.
     #[error("move {index} ({mv}) is illegal: {reason}")]
     Illegal {
@@ -425,7 +425,7 @@ where
 impl crate::game::Notation for Position {
     const KIND: crate::game::GameKind = crate::game::GameKind::Super15;
     type FenError = FenError;
-    type MoveError = MoveParseError;
+    type MoveError = ParseMoveError;
     type PlayError = PlayError;
     type MovesError = MovesError;
 
@@ -433,7 +433,7 @@ impl crate::game::Notation for Position {
         Position::startpos()
     }
 
-    fn parse_move(text: &str) -> Result<Move, MoveParseError> {
+    fn parse_move(text: &str) -> Result<Move, ParseMoveError> {
         text.parse()
     }
 
