@@ -22,6 +22,9 @@
 //!   trainer.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
 //!   and the terminal policy.
+//! - [`engine`]: the engine as the protocol and the tools run it: one
+//!   place that builds a searcher with its evaluator and the parameters
+//!   that go with it ([`engine::Setup`]), and the net each game has.
 //! - [`review`]: whole-game analysis: every position searched, every move
 //!   judged by the drop in winning chances (inaccuracy, mistake, blunder),
 //!   as tables, summaries and JSON.
@@ -38,6 +41,7 @@
 pub mod arena;
 pub mod cli;
 pub mod display;
+pub mod engine;
 pub mod game;
 pub mod gui;
 pub mod net;

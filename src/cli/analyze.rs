@@ -11,11 +11,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
 use super::CliGame;
-use super::datagen::EvalKind;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::arena::signal;
 use crate::display::Style;
 use crate::display::score::table;
+use crate::engine::Eval;
 use crate::game::GameKind;
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
@@ -100,7 +100,7 @@ pub struct Settings<G: CliGame = Position> {
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// Colours in the board, and whether the table is redrawn while the
     /// search runs (both only where the terminal policy allows escape
     /// codes: see [`Style::for_terminal`]).
@@ -399,7 +399,7 @@ pub struct ReviewSettings<G: CliGame = Position> {
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// JSON instead of text.
     pub json: bool,
 }
@@ -508,7 +508,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
         };
         let mut out = Vec::new();
@@ -540,7 +540,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style,
         };
         let mut out = Vec::new();
@@ -560,7 +560,7 @@ mod tests {
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
         };
         let err = run(&settings, &Control::new(), &mut Vec::new()).unwrap_err();

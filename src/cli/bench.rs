@@ -9,14 +9,13 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use super::datagen::EvalKind;
 use super::{CliError, CliGame};
 use crate::display::score::score;
+use crate::engine::{Eval, Setup};
 use crate::net::Net;
 use crate::rules::Position;
-use crate::search::{Control, Evaluator, Limits, Options, Searcher};
+use crate::search::{Control, Limits, Options};
 use crate::super15;
-use std::sync::Arc;
 
 /// The bench positions: the start, an opening, middle games, positions
 /// where the side to move may play anywhere, and near-end positions.
@@ -65,15 +64,15 @@ impl BenchResult {
 /// Runs the bench with `threads` threads, leaves valued by `eval`: writes
 /// the net's version and the evaluation, one line per position and last
 /// `<nodes> nodes <nps> nps`.
-pub fn run(threads: usize, eval: EvalKind, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    let name = match eval {
-        EvalKind::Playout => "playout",
-        EvalKind::Net => "net",
-    };
-    writeln!(out, "net {} (eval {name})", Net::builtin().version())?;
-    let evaluator = super::datagen::evaluator(eval, None)?;
-    let options = super::datagen::options_for(eval, options(threads));
-    run_positions::<Position>(options, &POSITIONS, evaluator, out, |index, fen| {
+pub fn run(threads: usize, eval: Eval, out: &mut impl Write) -> Result<BenchResult, CliError> {
+    writeln!(
+        out,
+        "net {} (eval {})",
+        Net::builtin().version(),
+        eval.name()
+    )?;
+    let setup = Setup::new(options(threads), eval);
+    run_positions::<Position>(&setup, &POSITIONS, out, |index, fen| {
         fen.parse()
             .map_err(|source| CliError::BenchPosition { index, source })
     })
@@ -81,7 +80,8 @@ pub fn run(threads: usize, eval: EvalKind, out: &mut impl Write) -> Result<Bench
 
 /// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`].
 pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    run_positions::<super15::Position>(options(threads), &SUPER15_POSITIONS, None, out, |_, fen| {
+    let setup = Setup::new(options(threads), Eval::Playout);
+    run_positions::<super15::Position>(&setup, &SUPER15_POSITIONS, out, |_, fen| {
         fen.parse()
             .map_err(|source| super15::Position::fen_error(fen, source))
     })
@@ -100,14 +100,13 @@ fn options(threads: usize) -> Options {
 /// Searches `positions` (read with `parse`, given the position's number
 /// from 1 and its FEN) as [`run`] describes.
 fn run_positions<G: CliGame>(
-    options: Options,
+    setup: &Setup,
     positions: &[&str],
-    evaluator: Option<Arc<dyn Evaluator<G>>>,
     out: &mut impl Write,
     parse: impl Fn(usize, &str) -> Result<G, CliError>,
 ) -> Result<BenchResult, CliError> {
-    let mut searcher = Searcher::new(options, G::startpos())?;
-    searcher.set_evaluator(evaluator);
+    let net = setup.load_net::<G>()?;
+    let mut searcher = setup.searcher(net.as_ref(), G::startpos())?;
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),

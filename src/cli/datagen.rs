@@ -13,30 +13,22 @@ use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::CliError;
+use crate::engine::Eval;
 use crate::game::Outcome;
 use crate::net::Net;
 use crate::net::data::{self, GameRecord, PositionRecord, Writer};
 use crate::net::features::Planes;
 use crate::net::train::{self, Config};
-use crate::protocol::options::{EngineOptions, Eval};
+use crate::protocol::options::EngineOptions;
 use crate::rules::Position;
-use crate::search::{Control, Evaluator, Limits, Options, Searcher};
-
-/// How the engine values its leaves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EvalKind {
-    /// Playouts (random games with winning moves taken).
-    Playout,
-    /// The learned net.
-    Net,
-}
+use crate::search::{Control, Limits, Options, Searcher};
 
 /// `ultimo datagen`'s arguments.
 #[derive(clap::Args, Debug)]
@@ -60,8 +52,8 @@ pub struct DatagenArgs {
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
     /// How the engine values leaves
-    #[arg(long, value_enum, default_value_t = EvalKind::Playout)]
-    eval: EvalKind,
+    #[arg(long, value_enum, default_value_t = Eval::Playout)]
+    eval: Eval,
     /// The net for --eval net (default: the built-in one)
     #[arg(long, value_name = "FILE")]
     net: Option<PathBuf>,
@@ -75,29 +67,10 @@ pub struct DatagenArgs {
     options: Vec<String>,
 }
 
-/// The evaluator for `kind` (the file's net, else the built-in one).
-pub fn evaluator(
-    kind: EvalKind,
-    file: Option<&PathBuf>,
-) -> Result<Option<Arc<dyn Evaluator<Position>>>, CliError> {
-    Ok(match kind {
-        EvalKind::Playout => None,
-        EvalKind::Net => Some(match file {
-            Some(f) => Arc::new(Net::load(f)?),
-            None => Arc::new(Net::builtin().clone()),
-        }),
-    })
-}
-
 /// The engine's options for `kind` with `--option NAME=VALUE`s applied.
-pub fn engine_options(kind: EvalKind, options: &[String]) -> Result<EngineOptions, CliError> {
-    let mut engine = EngineOptions {
-        eval: match kind {
-            EvalKind::Playout => Eval::Playout,
-            EvalKind::Net => Eval::Net,
-        },
-        ..EngineOptions::default()
-    };
+pub fn engine_options(eval: Eval, options: &[String]) -> Result<EngineOptions, CliError> {
+    let mut engine = EngineOptions::default();
+    engine.setup.eval = eval;
     for o in options {
         let (name, value) = o.split_once('=').unwrap_or((o.as_str(), ""));
         let name = name.trim();
@@ -110,21 +83,6 @@ pub fn engine_options(kind: EvalKind, options: &[String]) -> Result<EngineOption
         engine.set(name, Some(value.trim()))?;
     }
     Ok(engine)
-}
-
-/// The search options for `kind`: with the net, the engine's defaults for
-/// it (exploration, first-play urgency, expansion), as `Eval net` sets them.
-pub fn options_for(kind: EvalKind, options: Options) -> Options {
-    let eval = match kind {
-        EvalKind::Playout => Eval::Playout,
-        EvalKind::Net => Eval::Net,
-    };
-    EngineOptions {
-        search: options,
-        eval,
-        ..EngineOptions::default()
-    }
-    .search_options()
 }
 
 /// Plays game `index` of the run.
@@ -190,8 +148,11 @@ fn play_game(
 
 /// Runs `ultimo datagen`.
 pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
-    let eval = evaluator(args.eval, args.net.as_ref())?;
-    let engine = engine_options(args.eval, &args.options)?;
+    let mut setup = engine_options(args.eval, &args.options)?.setup;
+    setup.net_file = args.net.clone();
+    setup.search.threads = 1;
+    setup.search.hash_mb = args.hash as usize;
+    let net = setup.load_net::<Position>()?;
     let (mut writer, contents) = Writer::open(&args.out)?;
     let mut stderr = std::io::stderr();
     if contents.truncated {
@@ -234,19 +195,15 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     std::thread::scope(|s| -> Result<(), CliError> {
         for _ in 0..threads {
             let tx = tx.clone();
-            let (todo, next, stop, eval, engine) = (&todo, &next, &stop, eval.clone(), &engine);
+            let (todo, next, stop, setup, net) = (&todo, &next, &stop, &setup, &net);
             s.spawn(move || {
-                let mut options = engine.search_options();
-                options.threads = 1;
-                options.hash_mb = args.hash as usize;
-                let mut searcher = match Searcher::new(options, Position::startpos()) {
+                let mut searcher = match setup.searcher(net.as_ref(), Position::startpos()) {
                     Ok(s) => s,
                     Err(e) => {
                         let _ = tx.send(Err(e.into()));
                         return;
                     }
                 };
-                searcher.set_evaluator(eval);
                 while !stop.load(Ordering::Relaxed) {
                     let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         return;

@@ -23,9 +23,9 @@ use clap::{Parser, Subcommand};
 
 use crate::display::Style;
 use crate::display::board::Board;
+use crate::engine::{Eval, NetGame, Setup};
 use crate::rules::Position;
-use crate::search::{Evaluator, Limits, Options, Searcher};
-use std::sync::Arc;
+use crate::search::{Limits, Options, Searcher};
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
@@ -110,8 +110,8 @@ enum Command {
         game: GameKind,
         /// How leaves are valued (Ultimate Tic-Tac-Toe; Super 1 al 5 has
         /// only playouts)
-        #[arg(long, value_enum, default_value_t = datagen::EvalKind::Playout)]
-        eval: datagen::EvalKind,
+        #[arg(long, value_enum, default_value_t = Eval::Playout)]
+        eval: Eval,
     },
     /// Self-play games for training the net, into a data file
     ///
@@ -189,8 +189,8 @@ struct EvalArgs {
     /// How the search values positions: the learned net with its move
     /// priors (the engine's default), or random playouts; Super 1 al 5 has
     /// only playouts
-    #[arg(long, value_enum, default_value_t = datagen::EvalKind::Net)]
-    eval: datagen::EvalKind,
+    #[arg(long, value_enum, default_value_t = Eval::Net)]
+    eval: Eval,
 }
 
 /// Search settings.
@@ -344,7 +344,7 @@ fn play<G: play::PlayGame>(
     (time, nodes): (Option<Duration>, Option<u64>),
     pgnout: Option<&Path>,
     position: &PositionArgs,
-    (search, eval): (&SearchArgs, datagen::EvalKind),
+    (search, eval): (&SearchArgs, Eval),
 ) -> Result<(), CliError> {
     let start: G = position_from(position.fen.as_deref(), &position.moves)?;
     let file_error = |path: &Path| {
@@ -397,28 +397,21 @@ fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Resul
 }
 
 /// A searcher for the tools: with `options`, or, when `eval` asks for the
-/// learned net and the game has one, with the net and the engine's search
-/// settings for it (as `setoption name Eval value net`).
-pub fn searcher<G: CliGame>(
+/// learned net and the game has one, with the built-in net and the
+/// engine's search settings for it (as `setoption name Eval value net`).
+pub fn searcher<G: NetGame>(
     options: &Options,
-    eval: datagen::EvalKind,
+    eval: Eval,
     pos: G,
 ) -> Result<Searcher<G>, CliError> {
-    let evaluator = G::evaluator(eval);
-    let options = match evaluator {
-        Some(_) => datagen::options_for(datagen::EvalKind::Net, options.clone()),
-        None => options.clone(),
-    };
-    let mut searcher = Searcher::new(options, pos)?;
-    searcher.set_evaluator(evaluator);
-    Ok(searcher)
+    let setup = Setup::new(options.clone(), eval);
+    let net = setup.load_net::<G>()?;
+    Ok(setup.searcher(net.as_ref(), pos)?)
 }
 
 /// A game as the command line's tools need it: its board as text, and its
 /// text errors as [`CliError`]s.
-pub trait CliGame: Board {
-    /// The learned evaluator `eval` asks for, if the game has one.
-    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>>;
+pub trait CliGame: Board + NetGame {
     /// `--fen` is not a position of this game.
     fn fen_error(fen: &str, source: Self::FenError) -> CliError;
     /// `--moves` cannot be played.
@@ -426,13 +419,6 @@ pub trait CliGame: Board {
 }
 
 impl CliGame for Position {
-    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
-        match eval {
-            datagen::EvalKind::Net => Some(Arc::new(crate::net::Net::builtin().clone())),
-            datagen::EvalKind::Playout => None,
-        }
-    }
-
     fn fen_error(fen: &str, source: crate::notation::FenError) -> CliError {
         CliError::Fen {
             fen: shorten(fen),
@@ -446,10 +432,6 @@ impl CliGame for Position {
 }
 
 impl CliGame for crate::super15::Position {
-    fn evaluator(_: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
-        None
-    }
-
     fn fen_error(fen: &str, source: crate::super15::notation::FenError) -> CliError {
         CliError::Super15Fen {
             fen: shorten(fen),

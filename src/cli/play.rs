@@ -4,9 +4,9 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
-use super::datagen::EvalKind;
 use super::{CliError, CliGame};
 use crate::display::Style;
+use crate::engine::Eval;
 use crate::game::Verdict;
 use crate::pgn::{Annotation, MoveNote, PgnGame, PgnResult, Score};
 use crate::rules::{Position, board_name};
@@ -75,7 +75,7 @@ pub struct Settings<G: PlayGame = Position> {
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// Colours in the board.
     pub style: Style,
     /// Write a prompt before reading (for terminals).
@@ -318,7 +318,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
             prompt: false,
         }

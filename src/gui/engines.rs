@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, proven_text};
+use crate::engine::{Eval, Setup};
 use crate::game::{GameKind, Outcome, Player, Verdict};
 use crate::pgn::{MoveNote, Score};
 use crate::protocol::GAME_OPTION;
@@ -239,23 +240,21 @@ fn start(kind: &Kind) -> Result<Backend, Failure> {
 /// Ultimo's searcher in `slot`, made when there is none.
 fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Searcher<G>, Failure> {
     if slot.is_none() {
-        let evaluator = G::evaluator();
-        // With the net, the engine's own settings for it (`Eval net`).
-        let engine = crate::protocol::options::EngineOptions {
-            eval: match evaluator {
-                Some(_) => crate::protocol::options::Eval::Net,
-                None => crate::protocol::options::Eval::Playout,
+        // The built-in net, where the game has one, with the engine's own
+        // settings for it (`Eval net`).
+        let setup = Setup::new(
+            Options {
+                hash_mb: 64,
+                move_overhead: Duration::from_millis(5),
+                ..Options::default()
             },
-            ..Default::default()
-        };
-        let options = Options {
-            hash_mb: 64,
-            move_overhead: Duration::from_millis(5),
-            ..engine.search_options()
-        };
-        let mut s =
-            Searcher::new(options, G::startpos()).map_err(|e| Failure::Start(e.to_string()))?;
-        s.set_evaluator(evaluator);
+            Eval::Net,
+        );
+        let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
+        let net = setup.load_net::<G>().map_err(|e| fail(&e))?;
+        let s = setup
+            .searcher(net.as_ref(), G::startpos())
+            .map_err(|e| fail(&e))?;
         *slot = Some(Box::new(s));
     }
     slot.as_deref_mut()

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::arena::openings::ArenaGame;
+use crate::engine::NetGame;
 use crate::game::{GameKind, Notation, Outcome, Player};
 use crate::{rules, super15};
 
@@ -85,7 +86,7 @@ pub enum BoardView {
 }
 
 /// What the page needs of a game beyond what a match needs.
-pub trait GuiGame: ArenaGame {
+pub trait GuiGame: ArenaGame + NetGame {
     /// Cells of the heat map.
     const HEAT_CELLS: usize;
     /// The heat-map cell of a move.
@@ -96,8 +97,6 @@ pub trait GuiGame: ArenaGame {
     fn not_a_move(text: &str) -> String;
     /// The game of either kind.
     fn wrap(line: Line<Self>) -> AnyLine;
-    /// The built-in engine's learned evaluator, if the game has one.
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>>;
 }
 
 /// Grid index (row * 9 + col from the top-left) of an Ultimate
@@ -115,10 +114,6 @@ fn owner_name(p: Player) -> &'static str {
 
 impl GuiGame for rules::Position {
     const HEAT_CELLS: usize = 81;
-
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
-        Some(std::sync::Arc::new(crate::net::Net::builtin().clone()))
-    }
 
     fn heat_cell(m: rules::Move) -> usize {
         grid(m) as usize
@@ -173,10 +168,6 @@ impl GuiGame for rules::Position {
 
 impl GuiGame for super15::Position {
     const HEAT_CELLS: usize = super15::CELLS;
-
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
-        None
-    }
 
     /// The cell where the piece stops (the visits of every piece that can
     /// go there add up).

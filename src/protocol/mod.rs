@@ -13,7 +13,8 @@ pub mod input;
 pub mod options;
 pub mod riddles;
 
-use crate::game::{GameKind, Notation, Outcome, Player};
+use crate::engine::{LoadedNet, NetGame};
+use crate::game::{Game, GameKind, Notation, Outcome, Player};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -21,19 +22,15 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use command::{Command, CommandError, Go, Query};
-use options::{EngineOptions, Eval, OptionError};
+use options::{EngineOptions, OptionError};
 use thiserror::Error;
 
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::score;
-use crate::net::{Net, NetError};
+use crate::net::NetError;
 use crate::rules::Position;
-use crate::search::{
-    Clock, Control, Evaluator, Limits, Line, Options as SearchOptions, Report, SearchError,
-    Searcher,
-};
-use std::path::Path;
+use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -182,32 +179,9 @@ pub fn run(
     }
 }
 
-/// A net and its version.
-pub type LoadedNet<G> = (Arc<dyn Evaluator<G>>, String);
-
-/// A game as the protocol loop plays it: its board and, where it has one,
-/// its learned evaluation.
-pub trait EngineGame: Board {
-    /// The game's net, built in (`file` is `None`) or from a file; `None`
-    /// for a game without one (it keeps playouts).
-    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError>;
-}
-
-impl EngineGame for Position {
-    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
-        let net = match file {
-            Some(f) => Net::load(f)?,
-            None => Net::builtin().clone(),
-        };
-        let version = net.version();
-        Ok(Some((Arc::new(net), version)))
-    }
-}
-
-impl EngineGame for crate::super15::Position {
-    fn net(_: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
-        Ok(None)
-    }
+/// The version of `net`, or `none`.
+fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
+    net.map_or("none".into(), |n| n.version.clone())
 }
 
 /// A search running on its own thread.
@@ -219,7 +193,7 @@ struct Running<G: Board> {
 }
 
 /// The engine's state between lines, for one game.
-pub struct Engine<G: EngineGame = Position> {
+pub struct Engine<G: Board + NetGame = Position> {
     out: Output,
     pos: G,
     options: EngineOptions,
@@ -236,7 +210,7 @@ pub struct Engine<G: EngineGame = Position> {
     random_draws: u64,
 }
 
-impl<G: EngineGame> Engine<G> {
+impl<G: Board + NetGame> Engine<G> {
     /// An engine at the start position with default options.
     pub fn new(out: Output) -> Result<Engine<G>, ProtocolError> {
         Engine::with_options(out, EngineOptions::default())
@@ -247,16 +221,15 @@ impl<G: EngineGame> Engine<G> {
         out: Output,
         mut options: EngineOptions,
     ) -> Result<Engine<G>, ProtocolError> {
-        let file = options.eval_file.as_deref().map(Path::new);
-        let net = match G::net(file) {
+        let net = match options.setup.load_net::<G>() {
             Ok(net) => net,
             Err(e) => {
                 // The file was read before (another game's engine): tell,
                 // and go on with the built-in net.
                 let net = G::net(None).ok().flatten();
-                let kept = net.as_ref().map_or("none".into(), |n| n.1.clone());
+                let kept = net_version(net.as_ref());
                 out.error(&ProtocolError::<G>::NetFile { source: e, kept }.to_string());
-                options.eval_file = None;
+                options.setup.net_file = None;
                 net
             }
         };
@@ -270,27 +243,13 @@ impl<G: EngineGame> Engine<G> {
             switch: None,
             random_draws: 0,
         };
-        let mut searcher = Searcher::new(engine.search_options(), G::startpos())?;
-        searcher.set_evaluator(engine.evaluator());
-        engine.searcher = Some(searcher);
+        engine.searcher = Some(
+            engine
+                .options
+                .setup
+                .searcher(engine.net.as_ref(), G::startpos())?,
+        );
         Ok(engine)
-    }
-
-    /// The search options in effect (the net's parameters when it values
-    /// the leaves).
-    fn search_options(&self) -> SearchOptions {
-        match self.evaluator() {
-            Some(_) => self.options.search_options(),
-            None => self.options.search.clone(),
-        }
-    }
-
-    /// The evaluator the options ask for, if the game has one.
-    fn evaluator(&self) -> Option<Arc<dyn Evaluator<G>>> {
-        match (&self.net, self.options.eval) {
-            (Some((net, _)), Eval::Net) => Some(Arc::clone(net)),
-            _ => None,
-        }
     }
 
     /// Handles lines until `quit` or end of input (`None`), or until
@@ -359,11 +318,11 @@ impl<G: EngineGame> Engine<G> {
                     // searcher so that the engine keeps working.
                     self.out
                         .error("internal error: the search failed; search trees reset");
-                    self.searcher = Searcher::new(self.search_options(), self.pos).ok();
-                    let evaluator = self.evaluator();
-                    if let Some(s) = self.searcher.as_mut() {
-                        s.set_evaluator(evaluator);
-                    }
+                    self.searcher = self
+                        .options
+                        .setup
+                        .searcher(self.net.as_ref(), self.pos)
+                        .ok();
                 }
             }
         }
@@ -386,7 +345,7 @@ impl<G: EngineGame> Engine<G> {
         match cmd {
             Command::Hello { ugi } => {
                 match &self.net {
-                    Some((_, version)) => self
+                    Some(LoadedNet { version, .. }) => self
                         .out
                         .line(&format!("id name {ENGINE_NAME} (net {version})")),
                     None => self.out.line(&format!("id name {ENGINE_NAME}")),
@@ -426,23 +385,24 @@ impl<G: EngineGame> Engine<G> {
                 let pos = self.pos;
                 self.idle_searcher("setoption")?;
                 // A new net file is read before anything changes.
-                let new_net = if new.eval_file != self.options.eval_file {
-                    let file = new.eval_file.as_deref().map(Path::new);
-                    Some(G::net(file).map_err(|source| ProtocolError::NetFile {
-                        source,
-                        kept: self.net.as_ref().map_or("none".into(), |n| n.1.clone()),
-                    })?)
-                } else {
-                    None
-                };
+                let new_net =
+                    if new.setup.net_file != self.options.setup.net_file {
+                        Some(new.setup.load_net::<G>().map_err(|source| {
+                            ProtocolError::NetFile {
+                                source,
+                                kept: net_version(self.net.as_ref()),
+                            }
+                        })?)
+                    } else {
+                        None
+                    };
                 let old = std::mem::replace(&mut self.options, new);
                 let old_net = match new_net {
                     Some(net) => Some(std::mem::replace(&mut self.net, net)),
                     None => None,
                 };
-                let changed_eval = old_net.is_some() || old.eval != self.options.eval;
-                let search_options = self.search_options();
-                let evaluator = self.evaluator();
+                let changed_eval = old_net.is_some() || old.setup.eval != self.options.setup.eval;
+                let (search_options, evaluator) = self.options.setup.choose(self.net.as_ref());
                 let searcher = self.idle_searcher("setoption")?;
                 if let Err(e) = searcher.set_options(search_options, pos) {
                     self.options = old;
@@ -531,7 +491,7 @@ impl<G: EngineGame> Engine<G> {
         self.idle_searcher("go")?;
         if self.options.random_move {
             use rand::SeedableRng;
-            let seed = self.options.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
+            let seed = self.options.setup.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
             self.random_draws += 1;
             let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
             let legal: Vec<G::Move> = pos
