@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
-use super::CliGame;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::arena::signal;
 use crate::display::Style;
+use crate::display::board::Board;
 use crate::display::score::table;
 use crate::engine::Eval;
-use crate::game::GameKind;
+use crate::engine::NetGame;
+use crate::game::{Game, GameKind, Notation};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
@@ -90,7 +91,7 @@ Whole-game review (--review, or --pgn FILE):
 
 /// What to analyse and how long.
 #[derive(Clone, Debug)]
-pub struct Settings<G: CliGame = Position> {
+pub struct Settings<G: Game = Position> {
     /// The position.
     pub pos: G,
     /// Search limits (time and/or nodes).
@@ -149,7 +150,7 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
 }
 
 /// Reviews a game read from PGN.
-fn review_pgn<G: CliGame + PgnNotation>(
+fn review_pgn<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     game: &PgnGame,
     file: &str,
@@ -158,7 +159,7 @@ fn review_pgn<G: CliGame + PgnNotation>(
     review_and_print(args, replayed.start, replayed.moves, game.clone())
 }
 
-fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
         let start: G = position_from(args.position.fen.as_deref(), &[])?;
         // Every move checked with the usual messages first.
@@ -219,7 +220,7 @@ fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError
 
 /// Reviews the game `start` + `moves`, prints the review and, with
 /// `--pgnout`, appends `game` (its PGN) annotated to that file.
-fn review_and_print<G: CliGame + PgnNotation>(
+fn review_and_print<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,
@@ -314,7 +315,7 @@ fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
 }
 
 /// Searches the position of `settings` with no output.
-fn search_quietly<G: CliGame>(
+fn search_quietly<G: NetGame>(
     settings: &Settings<G>,
     control: &Control,
 ) -> Result<Report<G::Move>, CliError> {
@@ -327,7 +328,7 @@ fn search_quietly<G: CliGame>(
 
 /// Runs the analysis of one position, writing to `out`, until the limits
 /// or `control` stop it.
-pub fn run<G: CliGame>(
+pub fn run<G: Board + NetGame>(
     settings: &Settings<G>,
     control: &Control,
     out: &mut (impl Write + Send),
@@ -389,7 +390,7 @@ pub fn run<G: CliGame>(
 
 /// What to review and how.
 #[derive(Clone, Debug)]
-pub struct ReviewSettings<G: CliGame = Position> {
+pub struct ReviewSettings<G: Game = Position> {
     /// The position the game starts from.
     pub start: G,
     /// The game's moves.
@@ -407,7 +408,7 @@ pub struct ReviewSettings<G: CliGame = Position> {
 /// Reviews the game of `settings`, with a progress line per position on
 /// `progress` (one line each, or one line redrawn where `style` allows
 /// escape codes).
-pub fn run_review<G: CliGame>(
+pub fn run_review<G: NetGame>(
     settings: &ReviewSettings<G>,
     control: &Control,
     progress: &mut impl Write,
@@ -462,7 +463,7 @@ pub fn run_review<G: CliGame>(
 
 /// Prints a review: its table, the summary and what the marks mean, or
 /// its JSON.
-pub fn print_review<G: CliGame>(
+pub fn print_review<G: Notation>(
     review: &Review<G>,
     json: bool,
     out: &mut impl Write,

@@ -9,8 +9,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use super::{CliError, CliGame};
+use super::CliError;
 use crate::display::score::score;
+use crate::engine::NetGame;
 use crate::engine::{Eval, Setup};
 use crate::net::Net;
 use crate::rules::Position;
@@ -82,8 +83,7 @@ pub fn run(threads: usize, eval: Eval, out: &mut impl Write) -> Result<BenchResu
 pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
     let setup = Setup::new(options(threads), Eval::Playout);
     run_positions::<super15::Position>(&setup, &SUPER15_POSITIONS, out, |_, fen| {
-        fen.parse()
-            .map_err(|source| super15::Position::fen_error(fen, source))
+        fen.parse().map_err(|source| super::fen_error(fen, source))
     })
 }
 
@@ -99,7 +99,7 @@ fn options(threads: usize) -> Options {
 
 /// Searches `positions` (read with `parse`, given the position's number
 /// from 1 and its FEN) as [`run`] describes.
-fn run_positions<G: CliGame>(
+fn run_positions<G: NetGame>(
     setup: &Setup,
     positions: &[&str],
     out: &mut impl Write,

@@ -9,7 +9,8 @@ use crate::search::SearchError;
 
 use crate::arena::ArenaError;
 use crate::gui::GuiError;
-use crate::notation::{FenError, MovesError};
+use crate::notation::FenError;
+use crate::pgn::GameTextError;
 use crate::protocol::ProtocolError;
 use crate::protocol::codingame::CodingameError;
 use crate::protocol::riddles::RiddlesError;
@@ -26,28 +27,17 @@ pub enum CliError {
     /// `datagen --option` is not an option with a valid value.
     #[error("datagen --option: {0}")]
     DatagenOption(#[from] crate::protocol::options::OptionError),
-    /// `--fen` is not a position.
+    /// `--fen` is not a position of the game.
     #[error("bad FEN '{fen}': {source}")]
     Fen {
         /// The FEN as given, shortened for echoing.
         fen: String,
         /// What is wrong with it.
-        source: FenError,
+        source: GameTextError,
     },
-    /// `--moves` are not cells, or not legal in turn.
+    /// `--moves` are not moves of the game, or not legal in turn.
     #[error(transparent)]
-    Moves(#[from] MovesError),
-    /// `--fen` is not a Super 1 al 5 position.
-    #[error("bad FEN '{fen}': {source}")]
-    Super15Fen {
-        /// The FEN as given, shortened for echoing.
-        fen: String,
-        /// What is wrong with it.
-        source: crate::super15::notation::FenError,
-    },
-    /// Super 1 al 5 `--moves` are not moves, or not legal in turn.
-    #[error(transparent)]
-    Super15Moves(#[from] crate::super15::notation::MovesError),
+    Moves(GameTextError),
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
@@ -158,7 +148,7 @@ mod tests {
         let fen = "9/9/9 x 1 0000";
         let err = CliError::Fen {
             fen: crate::quote::shorten(fen),
-            source: fen.parse::<crate::rules::Position>().unwrap_err(),
+            source: fen.parse::<crate::rules::Position>().unwrap_err().into(),
         };
         assert_eq!(
             err.to_string(),

@@ -24,6 +24,7 @@ use clap::{Parser, Subcommand};
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::engine::{Eval, NetGame, Setup};
+use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
 use crate::search::{Limits, Options, Searcher};
 
@@ -388,7 +389,11 @@ fn play<G: play::PlayGame>(
 }
 
 /// `ultimo perft` for one game.
-fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Result<(), CliError> {
+fn perft<G: Board + PgnNotation>(
+    depth: u32,
+    position: &PositionArgs,
+    divide: bool,
+) -> Result<(), CliError> {
     let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
     let mut out = io::stdout().lock();
     crate::display::perft::run(&pos, depth, divide, &mut out)
@@ -409,49 +414,22 @@ pub fn searcher<G: NetGame>(
     Ok(setup.searcher(net.as_ref(), pos)?)
 }
 
-/// A game as the command line's tools need it: its board as text, and its
-/// text errors as [`CliError`]s.
-pub trait CliGame: Board + NetGame {
-    /// `--fen` is not a position of this game.
-    fn fen_error(fen: &str, source: Self::FenError) -> CliError;
-    /// `--moves` cannot be played.
-    fn moves_error(source: Self::MovesError) -> CliError;
-}
-
-impl CliGame for Position {
-    fn fen_error(fen: &str, source: crate::notation::FenError) -> CliError {
-        CliError::Fen {
-            fen: shorten(fen),
-            source,
-        }
-    }
-
-    fn moves_error(source: crate::notation::MovesError) -> CliError {
-        CliError::Moves(source)
-    }
-}
-
-impl CliGame for crate::super15::Position {
-    fn fen_error(fen: &str, source: crate::super15::notation::FenError) -> CliError {
-        CliError::Super15Fen {
-            fen: shorten(fen),
-            source,
-        }
-    }
-
-    fn moves_error(source: crate::super15::notation::MovesError) -> CliError {
-        CliError::Super15Moves(source)
-    }
-}
-
 /// The position named by an optional FEN and a list of moves played from it
 /// (the start position when no FEN is given).
-pub fn position_from<G: CliGame>(fen: Option<&str>, moves: &[String]) -> Result<G, CliError> {
+pub fn position_from<G: PgnNotation>(fen: Option<&str>, moves: &[String]) -> Result<G, CliError> {
     let start = match fen {
-        Some(f) => f.parse().map_err(|source| G::fen_error(f, source))?,
+        Some(f) => f.parse().map_err(|source| fen_error(f, source))?,
         None => G::startpos(),
     };
     start
         .play_moves(moves.iter().map(String::as_str))
-        .map_err(G::moves_error)
+        .map_err(|e| CliError::Moves(e.into()))
+}
+
+/// `fen` is no position: why.
+pub fn fen_error(fen: &str, source: impl Into<GameTextError>) -> CliError {
+    CliError::Fen {
+        fen: shorten(fen),
+        source: source.into(),
+    }
 }

@@ -4,17 +4,20 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
-use super::{CliError, CliGame};
+use super::CliError;
 use crate::display::Style;
+use crate::display::board::Board;
 use crate::engine::Eval;
+use crate::engine::NetGame;
 use crate::game::Verdict;
+use crate::pgn::PgnNotation;
 use crate::pgn::{Annotation, MoveNote, PgnGame, PgnResult, Score};
 use crate::rules::{Position, board_name};
 use crate::search::{Control, Limits, Options, Report};
 use crate::super15;
 
 /// What `ultimo play` says that depends on the game.
-pub trait PlayGame: CliGame {
+pub trait PlayGame: Board + NetGame + PgnNotation {
     /// The help text.
     const HELP: &'static str;
     /// What a move looks like, e.g. `e5`.

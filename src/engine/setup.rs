@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::game::Game;
+use crate::game::{Game, Notation};
 use crate::net::{Net, NetError};
 use crate::search::{Evaluator, Options, Params, SearchError, Searcher};
 
@@ -105,7 +105,7 @@ impl<G: Game> Clone for LoadedNet<G> {
 }
 
 /// Which net a game has.
-pub trait NetGame: Game {
+pub trait NetGame: Notation {
     /// The game's net: built in (`file` is `None`) or read from `file`;
     /// `None` for a game without one (it keeps playouts, whatever `file`).
     fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError>;
