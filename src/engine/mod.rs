@@ -8,7 +8,12 @@
 //!   together.
 //! - [`NetGame`] says which net a game has (Ultimate Tic-Tac-Toe its
 //!   learned one, Super 1 al 5 none).
+//! - [`AsyncSearcher`] runs a searcher's searches on a thread of its own,
+//!   with stop, ponder and a stream of reports: the protocol, `analyze` and
+//!   the GUI search through it.
 
+mod async_searcher;
 mod setup;
 
+pub use async_searcher::{AsyncError, AsyncSearcher, Event, SearchRequest};
 pub use setup::{Eval, LoadedNet, NetGame, NetParams, Setup};

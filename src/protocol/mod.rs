@@ -1,11 +1,11 @@
 //! The engine's line protocol on stdin/stdout (UCI/UGI conventions); see
 //! `protocol.md` for the full specification.
 //!
-//! Input is read on its own thread and handed over a channel, so that
-//! `stop`, `isready` and `quit` are served while a search runs on another
-//! thread. A search owns the [`Searcher`] while it runs and hands it back
-//! when it ends. Every line that cannot be carried out gets one
-//! `info string error: ...` line and changes nothing.
+//! Input is read on its own thread and handed over a channel; a
+//! [`Server`] handles the lines, one game's at a time. Searches run in the
+//! background ([`AsyncSearcher`]), so that `stop`, `ponderhit`, `isready`
+//! and `quit` are served while one runs. Every line that cannot be carried
+//! out gets one `info string error: ...` line and changes nothing.
 
 pub mod codingame;
 pub mod command;
@@ -13,13 +13,11 @@ pub mod input;
 pub mod options;
 pub mod riddles;
 
-use crate::engine::{LoadedNet, NetGame};
+use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
 use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use command::{Command, CommandError, Go, Query};
 use options::{EngineOptions, OptionError};
@@ -30,7 +28,7 @@ use crate::display::board::Board;
 use crate::display::score::score;
 use crate::net::NetError;
 use crate::rules::Position;
-use crate::search::{Clock, Control, Limits, Line, Report, SearchError, Searcher};
+use crate::search::{Clock, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -54,15 +52,13 @@ pub enum ProtocolError<G: Notation = Position> {
     /// `ponderhit` without a ponder search.
     #[error("ponderhit: no ponder search is running")]
     NotPondering,
-    /// An earlier rebuild of the search trees failed.
-    #[error("no search trees (an earlier allocation failed); set Hash lower")]
-    NoSearcher,
     /// The searcher cannot be made or refused its options (e.g. memory).
     #[error(transparent)]
     Search(#[from] SearchError),
-    /// The search thread could not be started.
-    #[error("go: cannot start the search thread: {0}")]
-    Thread(io::Error),
+    /// The searcher is lost, refused its new settings, or cannot start
+    /// its search thread.
+    #[error(transparent)]
+    Searcher(#[from] AsyncError),
     /// `perft` could not write its report.
     #[error("perft: {0}")]
     Perft(io::Error),
@@ -156,8 +152,8 @@ pub fn run_stdio(game: GameKind) -> Result<(), ProtocolError> {
 }
 
 /// Runs the protocol on lines from `rx` until `quit` or end of input,
-/// starting with `game` and switching engines when `setoption name Game`
-/// asks for another game (the other options are kept).
+/// starting with `game` and switching to another game's server when
+/// `setoption name Game` asks for it (the other options are kept).
 pub fn run(
     game: GameKind,
     out: Output,
@@ -167,9 +163,9 @@ pub fn run(
     let mut options = EngineOptions::default();
     loop {
         let next = match game {
-            GameKind::Uttt => Engine::<Position>::with_options(out.clone(), options)?.run(rx),
+            GameKind::Uttt => Server::<Position>::with_options(out.clone(), options)?.run(rx),
             GameKind::Super15 => {
-                Engine::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
+                Server::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
             }
         };
         match next {
@@ -184,24 +180,15 @@ fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
     net.map_or("none".into(), |n| n.version.clone())
 }
 
-/// A search running on its own thread.
-struct Running<G: Board> {
-    control: Arc<Control>,
-    /// Set by the search thread just before it writes `bestmove`.
-    finished: Arc<AtomicBool>,
-    handle: JoinHandle<Searcher<G>>,
-}
-
-/// The engine's state between lines, for one game.
-pub struct Engine<G: Board + NetGame = Position> {
+/// The protocol's state between lines, for one game: the position, the
+/// options, the net and the searcher (its searches run in the background).
+pub struct Server<G: Board + NetGame = Position> {
     out: Output,
     pos: G,
     options: EngineOptions,
     /// The game's net, if it has one.
     net: Option<LoadedNet<G>>,
-    /// The searcher, while no search holds it.
-    searcher: Option<Searcher<G>>,
-    running: Option<Running<G>>,
+    searcher: AsyncSearcher<G>,
     /// The game `setoption name Game` asked for.
     switch: Option<GameKind>,
     /// The moves drawn with the RandomMove option since the start or the
@@ -210,21 +197,21 @@ pub struct Engine<G: Board + NetGame = Position> {
     random_draws: u64,
 }
 
-impl<G: Board + NetGame> Engine<G> {
-    /// An engine at the start position with default options.
-    pub fn new(out: Output) -> Result<Engine<G>, ProtocolError> {
-        Engine::with_options(out, EngineOptions::default())
+impl<G: Board + NetGame> Server<G> {
+    /// A server at the start position with default options.
+    pub fn new(out: Output) -> Result<Server<G>, ProtocolError> {
+        Server::with_options(out, EngineOptions::default())
     }
 
-    /// An engine at the start position with these options.
+    /// A server at the start position with these options.
     pub fn with_options(
         out: Output,
         mut options: EngineOptions,
-    ) -> Result<Engine<G>, ProtocolError> {
+    ) -> Result<Server<G>, ProtocolError> {
         let net = match options.setup.load_net::<G>() {
             Ok(net) => net,
             Err(e) => {
-                // The file was read before (another game's engine): tell,
+                // The file was read before (another game's server): tell,
                 // and go on with the built-in net.
                 let net = G::net(None).ok().flatten();
                 let kept = net_version(net.as_ref());
@@ -233,28 +220,21 @@ impl<G: Board + NetGame> Engine<G> {
                 net
             }
         };
-        let mut engine = Engine {
+        let searcher = AsyncSearcher::new(&options.setup, net.as_ref(), G::startpos())?;
+        Ok(Server {
             out,
             pos: G::startpos(),
             options,
             net,
-            searcher: None,
-            running: None,
+            searcher,
             switch: None,
             random_draws: 0,
-        };
-        engine.searcher = Some(
-            engine
-                .options
-                .setup
-                .searcher(engine.net.as_ref(), G::startpos())?,
-        );
-        Ok(engine)
+        })
     }
 
     /// Handles lines until `quit` or end of input (`None`), or until
     /// `setoption name Game` asks for another game: then the game and the
-    /// options to start its engine with.
+    /// options to start its server with.
     pub fn run(mut self, rx: &Receiver<Option<String>>) -> Option<(GameKind, EngineOptions)> {
         while let Ok(Some(line)) = rx.recv() {
             if !self.handle_line(&line) {
@@ -262,7 +242,7 @@ impl<G: Board + NetGame> Engine<G> {
             }
             if let Some(game) = self.switch.take() {
                 self.quit();
-                return Some((game, self.options));
+                return Some((game, self.options.clone()));
             }
         }
         self.quit();
@@ -271,7 +251,8 @@ impl<G: Board + NetGame> Engine<G> {
 
     /// Handles one line; `false` when the engine should exit.
     pub fn handle_line(&mut self, line: &str) -> bool {
-        self.reap_finished();
+        let reaped = self.searcher.reap();
+        self.recover(reaped);
         let parsed = command::parse(line, &self.pos);
         match parsed {
             Ok(None) => true,
@@ -292,132 +273,42 @@ impl<G: Board + NetGame> Engine<G> {
     /// Stops any search and waits for it (it still writes its `bestmove`,
     /// so that every `go` gets one).
     fn quit(&mut self) {
-        if let Some(r) = &self.running {
-            r.control.stop();
-        }
-        self.join();
+        self.searcher.stop();
+        let waited = self.searcher.wait();
+        self.recover(waited);
     }
 
-    /// Takes the searcher back from a search that has written `bestmove`.
-    fn reap_finished(&mut self) {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.finished.load(Ordering::SeqCst))
-        {
-            self.join();
-        }
-    }
-
-    fn join(&mut self) {
-        if let Some(r) = self.running.take() {
-            match r.handle.join() {
-                Ok(searcher) => self.searcher = Some(searcher),
-                Err(_) => {
-                    // The search thread panicked; start over with a fresh
-                    // searcher so that the engine keeps working.
-                    self.out
-                        .error("internal error: the search failed; search trees reset");
-                    self.searcher = self
-                        .options
-                        .setup
-                        .searcher(self.net.as_ref(), self.pos)
-                        .ok();
-                }
-            }
+    /// After a search thread that failed: says so and starts over with a
+    /// fresh searcher, so that the engine keeps working.
+    fn recover(&mut self, result: Result<(), AsyncError>) {
+        if let Err(AsyncError::Panicked) = result {
+            self.out
+                .error("internal error: the search failed; search trees reset");
+            let _ = self
+                .searcher
+                .rebuild(&self.options.setup, self.net.as_ref(), self.pos);
         }
     }
 
     /// The searcher for a command that needs it: waits for a search that
     /// was told to stop; refuses while one is still running.
     fn idle_searcher(&mut self, what: &'static str) -> Result<&mut Searcher<G>, ProtocolError<G>> {
-        if let Some(r) = &self.running {
-            if r.control.is_stopped() {
-                self.join();
-            } else {
-                return Err(ProtocolError::Busy(what));
-            }
+        if self.searcher.is_searching() {
+            return Err(ProtocolError::Busy(what));
         }
-        self.searcher.as_mut().ok_or(ProtocolError::NoSearcher)
+        let waited = self.searcher.wait();
+        self.recover(waited);
+        Ok(self.searcher.idle()?)
     }
 
     fn execute(&mut self, cmd: Command<G>) -> Result<(), ProtocolError<G>> {
         match cmd {
-            Command::Hello { ugi } => {
-                match &self.net {
-                    Some(LoadedNet { version, .. }) => self
-                        .out
-                        .line(&format!("id name {ENGINE_NAME} (net {version})")),
-                    None => self.out.line(&format!("id name {ENGINE_NAME}")),
-                }
-                self.out.line(&format!("id author {ENGINE_AUTHOR}"));
-                if ugi {
-                    // The games this engine plays, the one being played first.
-                    let others = GameKind::ALL.into_iter().filter(|&g| g != G::KIND);
-                    let games: Vec<&str> = std::iter::once(G::KIND)
-                        .chain(others)
-                        .map(GameKind::name)
-                        .collect();
-                    self.out.line(&format!(
-                        "option name {GAME_OPTION} type combo default {} var {}",
-                        G::KIND,
-                        games.join(" var ")
-                    ));
-                }
-                for line in options::describe() {
-                    self.out.line(&line);
-                }
-                self.out.line(if ugi { "ugiok" } else { "uciok" });
-            }
+            Command::Hello { ugi } => self.hello(ugi),
             Command::IsReady => self.out.line("readyok"),
             Command::SetOption { name, value } if name.eq_ignore_ascii_case(GAME_OPTION) => {
-                let text = value.unwrap_or_default();
-                let game = GameKind::from_name(&text)
-                    .ok_or_else(|| ProtocolError::UnknownGame(crate::quote::shorten(&text)))?;
-                self.idle_searcher("setoption")?;
-                if game != G::KIND {
-                    self.switch = Some(game);
-                }
+                self.set_game(&value.unwrap_or_default())?
             }
-            Command::SetOption { name, value } => {
-                let mut new = self.options.clone();
-                let action = new.set(&name, value.as_deref())?;
-                let pos = self.pos;
-                self.idle_searcher("setoption")?;
-                // A new net file is read before anything changes.
-                let new_net =
-                    if new.setup.net_file != self.options.setup.net_file {
-                        Some(new.setup.load_net::<G>().map_err(|source| {
-                            ProtocolError::NetFile {
-                                source,
-                                kept: net_version(self.net.as_ref()),
-                            }
-                        })?)
-                    } else {
-                        None
-                    };
-                let old = std::mem::replace(&mut self.options, new);
-                let old_net = match new_net {
-                    Some(net) => Some(std::mem::replace(&mut self.net, net)),
-                    None => None,
-                };
-                let changed_eval = old_net.is_some() || old.setup.eval != self.options.setup.eval;
-                let (search_options, evaluator) = self.options.setup.choose(self.net.as_ref());
-                let searcher = self.idle_searcher("setoption")?;
-                if let Err(e) = searcher.set_options(search_options, pos) {
-                    self.options = old;
-                    if let Some(net) = old_net {
-                        self.net = net;
-                    }
-                    return Err(e.into());
-                }
-                if action == options::Action::ClearHash {
-                    searcher.clear(pos);
-                }
-                if changed_eval {
-                    searcher.set_evaluator(evaluator);
-                }
-            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref())?,
             Command::NewGame => {
                 let pos = self.pos;
                 self.idle_searcher("ucinewgame")?.clear(pos);
@@ -429,45 +320,17 @@ impl<G: Board + NetGame> Engine<G> {
                 self.pos = pos;
             }
             Command::Go(go) => self.go(go)?,
-            Command::Stop => {
-                if let Some(r) = &self.running {
-                    r.control.stop();
+            Command::Stop => self.searcher.stop(),
+            Command::PonderHit => {
+                if !self.searcher.ponderhit() {
+                    return Err(ProtocolError::NotPondering);
                 }
             }
-            Command::PonderHit => match &self.running {
-                Some(r) if r.control.is_pondering() => r.control.ponderhit(),
-                _ => return Err(ProtocolError::NotPondering),
-            },
             Command::Quit => {}
             Command::Query(q) => self.out.line(&query(&self.pos, q)),
-            Command::Display => {
-                for line in self.pos.diagram(Style::default()).lines() {
-                    self.out.line(line);
-                }
-                for line in self.pos.summary().lines() {
-                    self.out.line(line);
-                }
-            }
-            Command::Moves => {
-                let mut moves: Vec<String> = self
-                    .pos
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
-                moves.sort();
-                self.out
-                    .line(format!("moves {}", moves.join(" ")).trim_end());
-            }
-            Command::Perft(depth) => {
-                self.idle_searcher("perft")?;
-                let mut buf = Vec::new();
-                crate::display::perft::run(&self.pos, depth, true, &mut buf)
-                    .map_err(ProtocolError::Perft)?;
-                for line in String::from_utf8_lossy(&buf).lines() {
-                    self.out.line(line);
-                }
-            }
+            Command::Display => self.display(),
+            Command::Moves => self.out.line(&moves_line(&self.pos)),
+            Command::Perft(depth) => self.perft(depth)?,
             Command::Help => self.out.line(
                 "commands: uci ugi isready setoption ucinewgame uginewgame position go stop \
                  ponderhit query quit d moves perft help (see protocol.md)",
@@ -476,92 +339,192 @@ impl<G: Board + NetGame> Engine<G> {
         Ok(())
     }
 
+    /// `uci` or `ugi`: the engine's name, its options, `uciok`/`ugiok`.
+    fn hello(&self, ugi: bool) {
+        match &self.net {
+            Some(net) => self
+                .out
+                .line(&format!("id name {ENGINE_NAME} (net {})", net.version)),
+            None => self.out.line(&format!("id name {ENGINE_NAME}")),
+        }
+        self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+        if ugi {
+            // The games this engine plays, the one being played first.
+            let others = GameKind::ALL.into_iter().filter(|&g| g != G::KIND);
+            let games: Vec<&str> = std::iter::once(G::KIND)
+                .chain(others)
+                .map(GameKind::name)
+                .collect();
+            self.out.line(&format!(
+                "option name {GAME_OPTION} type combo default {} var {}",
+                G::KIND,
+                games.join(" var ")
+            ));
+        }
+        for line in options::describe() {
+            self.out.line(&line);
+        }
+        self.out.line(if ugi { "ugiok" } else { "uciok" });
+    }
+
+    /// `setoption name Game value <game>`: another game's server takes
+    /// over after this line.
+    fn set_game(&mut self, text: &str) -> Result<(), ProtocolError<G>> {
+        let game = GameKind::from_name(text)
+            .ok_or_else(|| ProtocolError::UnknownGame(crate::quote::shorten(text)))?;
+        self.idle_searcher("setoption")?;
+        if game != G::KIND {
+            self.switch = Some(game);
+        }
+        Ok(())
+    }
+
+    /// `setoption`: the new options, the net they name and the searcher's
+    /// new settings are all made before anything changes, so that a
+    /// failure (a bad value, a net file that is no net, memory the machine
+    /// does not have) leaves everything as it was.
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), ProtocolError<G>> {
+        let mut new = self.options.clone();
+        let action = new.set(name, value)?;
+        self.idle_searcher("setoption")?;
+        let net = if new.setup.net_file == self.options.setup.net_file {
+            self.net.clone()
+        } else {
+            new.setup
+                .load_net::<G>()
+                .map_err(|source| ProtocolError::NetFile {
+                    source,
+                    kept: net_version(self.net.as_ref()),
+                })?
+        };
+        // The searcher takes its new settings whole or not at all.
+        self.searcher
+            .configure(&new.setup, net.as_ref(), self.pos)?;
+        self.options = new;
+        self.net = net;
+        if action == options::Action::ClearHash {
+            let pos = self.pos;
+            self.idle_searcher("setoption")?.clear(pos);
+        }
+        Ok(())
+    }
+
+    /// `d`: the board and what it shows.
+    fn display(&self) {
+        for line in self.pos.diagram(Style::default()).lines() {
+            self.out.line(line);
+        }
+        for line in self.pos.summary().lines() {
+            self.out.line(line);
+        }
+    }
+
+    /// `perft N`: the count below each move, then the total.
+    fn perft(&mut self, depth: u32) -> Result<(), ProtocolError<G>> {
+        self.idle_searcher("perft")?;
+        let mut buf = Vec::new();
+        crate::display::perft::run(&self.pos, depth, true, &mut buf)
+            .map_err(ProtocolError::Perft)?;
+        for line in String::from_utf8_lossy(&buf).lines() {
+            self.out.line(line);
+        }
+        Ok(())
+    }
+
+    /// `go`: a search in the background that writes its `info` lines and
+    /// its `bestmove`, or with RandomMove a random move at once.
     fn go(&mut self, go: Go<G::Move>) -> Result<(), ProtocolError<G>> {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| !r.control.is_stopped())
-        {
+        if self.searcher.is_searching() {
             return Err(ProtocolError::AlreadySearching);
         }
         if go.ponder && !self.options.ponder {
             return Err(ProtocolError::PonderOff);
         }
-        let pos = self.pos;
         self.idle_searcher("go")?;
         if self.options.random_move {
-            use rand::SeedableRng;
-            let seed = self.options.setup.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
-            self.random_draws += 1;
-            let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
-            let legal: Vec<G::Move> = pos
-                .legal_moves()
-                .iter()
-                .copied()
-                .filter(|m| go.searchmoves.is_empty() || go.searchmoves.contains(m))
-                .collect();
-            match legal.get(rand::RngExt::random_range(&mut rng, 0..legal.len().max(1))) {
-                Some(m) => self.out.line(&format!("bestmove {m}")),
-                None => self.out.line("bestmove 0000"),
-            }
+            let best = self.random_move(&go.searchmoves);
+            self.out.line(&best);
             return Ok(());
         }
-        let mut searcher = self.searcher.take().ok_or(ProtocolError::NoSearcher)?;
-        let side = pos.side_to_move().index();
-        let clock = go.time[side].map(|time| Clock {
-            time,
-            inc: go.inc[side].unwrap_or_default(),
-            movestogo: go.movestogo,
-        });
-        let limits = Limits {
-            nodes: go.nodes,
-            movetime: go.movetime,
-            clock,
-            depth: go.depth,
-            infinite: go.infinite,
+        let limits = limits(&go, self.pos.side_to_move());
+        let request = SearchRequest {
+            root: self.pos,
+            limits,
+            searchmoves: go.searchmoves,
+            ponder: go.ponder,
         };
-        let control = Arc::new(Control::new());
-        control.reset(go.ponder);
-        let finished = Arc::new(AtomicBool::new(false));
         let out = self.out.clone();
         let format = InfoFormat {
             multipv: self.options.multipv,
             show_wdl: self.options.show_wdl,
         };
-        let ponder_option = self.options.ponder;
-        let searchmoves = go.searchmoves;
-        let (c, f) = (Arc::clone(&control), Arc::clone(&finished));
-        let handle = std::thread::Builder::new()
-            .name("ultimo-search".into())
-            .spawn(move || {
-                let report = searcher.search(&pos, &limits, &searchmoves, &c, &mut |r| {
-                    for line in format.lines(r) {
-                        out.line(&line);
-                    }
-                });
-                let report_lines = format.lines(&report);
-                for line in report_lines {
-                    out.line(&line);
-                }
-                let best = match report.best_move() {
-                    Some(m) => match (ponder_option, report.ponder_move()) {
-                        (true, Some(p)) => format!("bestmove {m} ponder {p}"),
-                        _ => format!("bestmove {m}"),
-                    },
-                    None => "bestmove 0000".to_string(),
-                };
-                f.store(true, Ordering::SeqCst);
-                out.line(&best);
-                searcher
-            })
-            .map_err(ProtocolError::Thread)?;
-        self.running = Some(Running {
-            control,
-            finished,
-            handle,
-        });
+        let ponder = self.options.ponder;
+        self.searcher.start(request, move |event| match event {
+            Event::Info(report) => format.write(&out, report),
+            Event::Done(report) => {
+                format.write(&out, report);
+                out.line(&bestmove(report, ponder));
+            }
+        })?;
         Ok(())
     }
+
+    /// `bestmove` with a uniformly random legal move (among `searchmoves`
+    /// when given), drawn with a generator seeded from Seed and the draws
+    /// since the last new game.
+    fn random_move(&mut self, searchmoves: &[G::Move]) -> String {
+        use rand::SeedableRng;
+        let seed = self.options.setup.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
+        self.random_draws += 1;
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let legal: Vec<G::Move> = self
+            .pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| searchmoves.is_empty() || searchmoves.contains(m))
+            .collect();
+        match legal.get(rand::RngExt::random_range(&mut rng, 0..legal.len().max(1))) {
+            Some(m) => format!("bestmove {m}"),
+            None => "bestmove 0000".to_string(),
+        }
+    }
+}
+
+/// The search limits of `go` for `side`, the side to move (its clock).
+fn limits<M>(go: &Go<M>, side: Player) -> Limits {
+    let side = side.index();
+    let clock = go.time[side].map(|time| Clock {
+        time,
+        inc: go.inc[side].unwrap_or_default(),
+        movestogo: go.movestogo,
+    });
+    Limits {
+        nodes: go.nodes,
+        movetime: go.movetime,
+        clock,
+        depth: go.depth,
+        infinite: go.infinite,
+    }
+}
+
+/// The `bestmove` line of a final report, with a ponder move when the
+/// Ponder option is on and the report has one.
+fn bestmove<M: std::fmt::Display + Copy>(report: &Report<M>, ponder: bool) -> String {
+    match report.best_move() {
+        Some(m) => match (ponder, report.ponder_move()) {
+            (true, Some(p)) => format!("bestmove {m} ponder {p}"),
+            _ => format!("bestmove {m}"),
+        },
+        None => "bestmove 0000".to_string(),
+    }
+}
+
+/// `moves`: the legal moves, sorted.
+fn moves_line<G: Notation>(pos: &G) -> String {
+    let mut moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+    moves.sort();
+    format!("moves {}", moves.join(" ")).trim_end().to_string()
 }
 
 /// The answer to a UGI query.
@@ -587,6 +550,13 @@ struct InfoFormat {
 }
 
 impl InfoFormat {
+    /// Writes the `info` lines of `report` to `out`.
+    fn write<M: std::fmt::Display + Copy>(&self, out: &Output, report: &Report<M>) {
+        for line in self.lines(report) {
+            out.line(&line);
+        }
+    }
+
     /// One `info` line per reported move (at most `multipv`).
     fn lines<M: std::fmt::Display + Copy>(&self, report: &Report<M>) -> Vec<String> {
         report
@@ -631,6 +601,70 @@ impl InfoFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output whose lines the test reads.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        /// The lines written since the last call.
+        fn take(&self) -> Vec<String> {
+            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    #[test]
+    fn setoption_changes_everything_or_nothing() {
+        let captured = Captured::default();
+        let mut server = Server::<Position>::new(Output::new(captured.clone())).unwrap();
+        server.handle_line("setoption name Eval value playout");
+        server.handle_line("setoption name MultiPV value 3");
+        assert!(captured.take().is_empty());
+        let options = server.options.clone();
+        let version = net_version(server.net.as_ref());
+        // A net file that is no net: one error, the options, the net and
+        // the searcher's settings as they were.
+        let missing = std::env::temp_dir().join("ultimo-no-such-net.nnue");
+        server.handle_line(&format!(
+            "setoption name EvalFile value {}",
+            missing.display()
+        ));
+        let lines = captured.take();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("info string error: EvalFile: "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].ends_with(&format!("; keeping net {version}")),
+            "{lines:?}"
+        );
+        assert_eq!(server.options, options);
+        assert_eq!(net_version(server.net.as_ref()), version);
+        assert!(!server.searcher.idle().unwrap().has_evaluator());
+        // A change that is accepted takes the evaluator with its
+        // parameters.
+        server.handle_line("setoption name Eval value net");
+        let searcher = server.searcher.idle().unwrap();
+        assert!(searcher.has_evaluator());
+        assert_eq!(searcher.options().params.expand_visits, 1);
+        assert_eq!(server.options.multipv, 3);
+    }
 
     #[test]
     fn queries() {
