@@ -6,7 +6,6 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
@@ -17,11 +16,12 @@ use crate::display::board::Board;
 use crate::display::score::table;
 use crate::engine::Eval;
 use crate::engine::NetGame;
+use crate::engine::SearchRequest;
 use crate::game::{Game, GameKind, Notation};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Report};
+use crate::search::{Control, Limits, Options, Report, Searcher};
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
@@ -182,7 +182,6 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
         move_overhead: Duration::ZERO,
         ..args.search.options()
     };
-    let control = Control::new();
     let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let limits = if args.infinite {
         Limits {
@@ -200,22 +199,20 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
         eval: args.eval.eval,
         style: Style::for_terminal(io::stdout().is_terminal() && !args.json),
     };
-    let json = args.json;
-    until_interrupted(&control, || {
-        if args.infinite {
-            eprintln!("analysing until Ctrl-C");
-        }
-        if json {
-            let report = search_quietly(&settings, &control)?;
-            let value = review::report_json(&settings.pos, &report, settings.multipv);
-            let mut out = io::stdout().lock();
-            writeln!(out, "{value:#}")?;
-            out.flush()?;
-            Ok(())
-        } else {
-            run(&settings, &control, &mut io::stdout()).map(|_| ())
-        }
-    })
+    let interrupted = interruptible();
+    if args.infinite {
+        eprintln!("analysing until Ctrl-C");
+    }
+    if args.json {
+        let report = search_quietly(&settings, interrupted)?;
+        let value = review::report_json(&settings.pos, &report, settings.multipv);
+        let mut out = io::stdout().lock();
+        writeln!(out, "{value:#}")?;
+        out.flush()?;
+        Ok(())
+    } else {
+        run(&settings, interrupted, &mut io::stdout()).map(|_| ())
+    }
 }
 
 /// Reviews the game `start` + `moves`, prints the review and, with
@@ -252,11 +249,9 @@ fn review_and_print<G: Board + NetGame + PgnNotation>(
         Some(path) => Some((path, open_append(path)?)),
         None => None,
     };
-    let control = Control::new();
     let stderr_style = Style::for_terminal(io::stderr().is_terminal());
-    let review = until_interrupted(&control, || {
-        run_review(&settings, &control, &mut io::stderr(), stderr_style)
-    })?;
+    let interrupted = interruptible();
+    let review = run_review(&settings, interrupted, &mut io::stderr(), stderr_style)?;
     print_review(&review, settings.json, &mut io::stdout())?;
     if let Some((path, file)) = &mut out_file {
         review::annotate(&review, &mut game, &annotator);
@@ -289,49 +284,36 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
     Ok(file)
 }
 
-/// Runs `work` with Ctrl-C (and SIGTERM or SIGHUP on Unix) stopping
-/// `control` instead of ending the process, so that the analysis so far is
-/// printed. A signal whose handler cannot be installed ends the process as
-/// usual.
-fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
+/// Makes Ctrl-C (and SIGTERM or SIGHUP on Unix) stop the search instead of
+/// ending the process, so that the analysis so far is printed, and returns
+/// what tells whether one came. A signal whose handler cannot be installed
+/// ends the process as usual.
+fn interruptible() -> &'static (dyn Fn() -> bool + Sync) {
     // Even a partial failure leaves the signals that were caught counting:
     // they must still stop the search.
     let _ = signal::install();
-    let done = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            while !done.load(Ordering::SeqCst) {
-                if signal::stop_requested() {
-                    control.stop();
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        });
-        let result = work();
-        done.store(true, Ordering::SeqCst);
-        result
-    })
+    &signal::stop_requested
 }
 
 /// Searches the position of `settings` with no output.
 fn search_quietly<G: NetGame>(
     settings: &Settings<G>,
-    control: &Control,
+    should_stop: &dyn Fn() -> bool,
 ) -> Result<Report<G::Move>, CliError> {
     if settings.pos.is_over() {
         return Err(CliError::GameOver);
     }
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.pos)?;
-    Ok(searcher.search(&settings.pos, &settings.limits, &[], control, &mut |_| {}))
+    let request = SearchRequest::new(settings.pos, settings.limits.clone());
+    Ok(searcher.run(request, &mut |_| {}, should_stop)?)
 }
 
 /// Runs the analysis of one position, writing to `out`, until the limits
-/// or `control` stop it.
+/// end it or `should_stop` says so.
 pub fn run<G: Board + NetGame>(
     settings: &Settings<G>,
-    control: &Control,
-    out: &mut (impl Write + Send),
+    should_stop: &dyn Fn() -> bool,
+    out: &mut impl Write,
 ) -> Result<Report<G::Move>, CliError> {
     write!(out, "{}", settings.pos.diagram(settings.style))?;
     write!(out, "{}", settings.pos.summary())?;
@@ -366,7 +348,8 @@ pub fn run<G: Board + NetGame>(
                 failed = Some(e);
             }
         };
-        searcher.search(&settings.pos, &settings.limits, &[], control, &mut on_info)
+        let request = SearchRequest::new(settings.pos, settings.limits.clone());
+        searcher.run(request, &mut on_info, should_stop)?
     };
     if let Some(e) = failed {
         return Err(e.into());
@@ -407,11 +390,11 @@ pub struct ReviewSettings<G: Game = Position> {
 
 /// Reviews the game of `settings`, with a progress line per position on
 /// `progress` (one line each, or one line redrawn where `style` allows
-/// escape codes).
+/// escape codes), stopping early when `should_stop` says so.
 pub fn run_review<G: NetGame>(
     settings: &ReviewSettings<G>,
-    control: &Control,
-    progress: &mut impl Write,
+    should_stop: &dyn Fn() -> bool,
+    progress: &mut (impl Write + Send),
     style: Style,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
@@ -442,14 +425,17 @@ pub fn run_review<G: NetGame>(
                 failed = Some(e);
             }
         };
-        review::review(
-            &mut searcher,
-            settings.start,
-            &settings.moves,
-            &settings.limits,
-            control,
-            &mut on_progress,
-        )?
+        let work = |searcher: &mut Searcher<G>, control: &Control| {
+            review::review(
+                searcher,
+                settings.start,
+                &settings.moves,
+                &settings.limits,
+                control,
+                &mut on_progress,
+            )
+        };
+        searcher.run_with(work, should_stop)??
     };
     if style.ansi {
         progress.write_all(b"\r\x1b[2K")?;
@@ -513,7 +499,7 @@ mod tests {
             style: Style::PLAIN,
         };
         let mut out = Vec::new();
-        let report = run(&settings, &Control::new(), &mut out).unwrap();
+        let report = run(&settings, &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains('\x1b'));
         let best = text
@@ -545,11 +531,11 @@ mod tests {
             style,
         };
         let mut out = Vec::new();
-        run(&settings(Style { ansi: true }), &Control::new(), &mut out).unwrap();
+        run(&settings(Style { ansi: true }), &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[2K"), "{text:?}");
         let mut out = Vec::new();
-        run(&settings(Style::PLAIN), &Control::new(), &mut out).unwrap();
+        run(&settings(Style::PLAIN), &|| false, &mut out).unwrap();
         assert!(!out.contains(&b'\x1b'));
     }
 
@@ -564,7 +550,7 @@ mod tests {
             eval: Eval::Playout,
             style: Style::PLAIN,
         };
-        let err = run(&settings, &Control::new(), &mut Vec::new()).unwrap_err();
+        let err = run(&settings, &|| false, &mut Vec::new()).unwrap_err();
         assert!(matches!(err, CliError::GameOver), "{err}");
         assert!(err.to_string().contains("game is over"));
     }

@@ -98,6 +98,9 @@ pub enum CliError {
     /// The searcher cannot be made or refused its options (e.g. memory).
     #[error(transparent)]
     Search(#[from] SearchError),
+    /// A search could not be run (its thread could not start, or failed).
+    #[error(transparent)]
+    Searcher(#[from] crate::engine::AsyncError),
     /// The protocol loop failed.
     #[error(transparent)]
     Protocol(#[from] ProtocolError),

@@ -23,10 +23,10 @@ use clap::{Parser, Subcommand};
 
 use crate::display::Style;
 use crate::display::board::Board;
-use crate::engine::{Eval, NetGame, Setup};
+use crate::engine::{AsyncSearcher, Eval, NetGame, Setup};
 use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
-use crate::search::{Limits, Options, Searcher};
+use crate::search::{Limits, Options};
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
@@ -408,10 +408,10 @@ pub fn searcher<G: NetGame>(
     options: &Options,
     eval: Eval,
     pos: G,
-) -> Result<Searcher<G>, CliError> {
+) -> Result<AsyncSearcher<G>, CliError> {
     let setup = Setup::new(options.clone(), eval);
     let net = setup.load_net::<G>()?;
-    Ok(setup.searcher(net.as_ref(), pos)?)
+    Ok(AsyncSearcher::new(&setup, net.as_ref(), pos)?)
 }
 
 /// The position named by an optional FEN and a list of moves played from it

@@ -7,10 +7,10 @@
 //! searcher for the game it was last asked about, and tells an engine
 //! process `setoption name Game value ...` when the game changes.
 //!
-//! Ultimo itself runs in-process (a [`Searcher`] on the worker's thread):
-//! its reports carry every root move's visits (the heat map) and proven
-//! results directly, and short searches that keep their tree give the first
-//! analysis line within a tenth of a second. Other engines are processes
+//! Ultimo itself runs in-process (an [`AsyncSearcher`], stopped when the
+//! job is cancelled): its reports carry every root move's visits (the heat
+//! map) and proven results directly, and short searches that keep their
+//! tree give the first analysis line within a tenth of a second. Other engines are processes
 //! driven over UGI/UCI with the match runner's code
 //! ([`crate::arena::engine::Engine`]), their `info` lines read while they
 //! think.
@@ -23,12 +23,12 @@ use std::time::{Duration, Instant};
 
 use crate::arena::engine::{Engine, EngineError, EngineSpec};
 use crate::arena::game::referee;
-use crate::display::score::{centipawns, proven_text};
-use crate::engine::{Eval, Setup};
+use crate::display::score::{centipawns, move_note, proven_text};
+use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
 use crate::game::{GameKind, Outcome, Player, Verdict};
-use crate::pgn::{MoveNote, Score};
+use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
-use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
+use crate::search::{Clock, Limits, Options, Report};
 use crate::{rules, super15};
 
 use super::game::{AnyLine, GameName, GuiGame, Line};
@@ -123,6 +123,19 @@ const NODES_TIMEOUT: Duration = Duration::from_secs(120);
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting worker looks at its wanted job.
 const POLL: Duration = Duration::from_millis(20);
+/// Memory for Ultimo's search trees, in MiB.
+const ULTIMO_HASH_MB: usize = 64;
+/// Time Ultimo keeps back from every move (it runs in-process: no pipe to
+/// cross).
+const ULTIMO_MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+/// Ultimo's first search of an analysis: short, so that lines show at once.
+const FIRST_CHUNK: Duration = Duration::from_millis(60);
+/// The longest of its later searches (each twice the last), so that the
+/// lines still change several times a second.
+const LONGEST_CHUNK: Duration = Duration::from_millis(400);
+/// The least time between two updates of an engine process's analysis
+/// (unless every line has come in).
+const INFO_INTERVAL: Duration = Duration::from_millis(150);
 
 /// A worker thread and its engine.
 pub struct Worker {
@@ -162,8 +175,8 @@ impl Drop for Worker {
 /// other's tree is freed).
 #[derive(Default)]
 struct Ultimo {
-    uttt: Option<Box<Searcher<rules::Position>>>,
-    super15: Option<Box<Searcher<super15::Position>>>,
+    uttt: Option<Box<AsyncSearcher<rules::Position>>>,
+    super15: Option<Box<AsyncSearcher<super15::Position>>>,
 }
 
 /// An engine, once started.
@@ -203,11 +216,11 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
         let result = match (b, &job.line) {
             (Backend::Ultimo(u), AnyLine::Uttt(line)) => {
                 u.super15 = None;
-                searcher(&mut u.uttt).map(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.uttt).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::Ultimo(u), AnyLine::Super15(line)) => {
                 u.uttt = None;
-                searcher(&mut u.super15).map(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.super15).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::External(engine, game), line) => switch_game(engine, game, line.game())
                 .and_then(
@@ -238,23 +251,23 @@ fn start(kind: &Kind) -> Result<Backend, Failure> {
 }
 
 /// Ultimo's searcher in `slot`, made when there is none.
-fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Searcher<G>, Failure> {
+fn searcher<G: GuiGame>(
+    slot: &mut Option<Box<AsyncSearcher<G>>>,
+) -> Result<&mut AsyncSearcher<G>, Failure> {
     if slot.is_none() {
         // The built-in net, where the game has one, with the engine's own
         // settings for it (`Eval net`).
         let setup = Setup::new(
             Options {
-                hash_mb: 64,
-                move_overhead: Duration::from_millis(5),
+                hash_mb: ULTIMO_HASH_MB,
+                move_overhead: ULTIMO_MOVE_OVERHEAD,
                 ..Options::default()
             },
             Eval::Net,
         );
         let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
         let net = setup.load_net::<G>().map_err(|e| fail(&e))?;
-        let s = setup
-            .searcher(net.as_ref(), G::startpos())
-            .map_err(|e| fail(&e))?;
+        let s = AsyncSearcher::new(&setup, net.as_ref(), G::startpos()).map_err(|e| fail(&e))?;
         *slot = Some(Box::new(s));
     }
     slot.as_deref_mut()
@@ -324,27 +337,15 @@ fn for_x(side: Player, q: f64) -> f64 {
 
 /// Searches with `limits`, stopping early when the job is cancelled.
 fn search<G: GuiGame>(
-    searcher: &mut Searcher<G>,
+    searcher: &mut AsyncSearcher<G>,
     pos: &G,
-    limits: &Limits,
+    limits: Limits,
     ctx: &Ctx,
-) -> Report<G::Move> {
-    let control = Control::new();
-    let done = AtomicBool::new(false);
-    thread::scope(|s| {
-        s.spawn(|| {
-            while !done.load(Ordering::SeqCst) {
-                if ctx.cancelled() {
-                    control.stop();
-                    return;
-                }
-                thread::sleep(POLL);
-            }
-        });
-        let report = searcher.search(pos, limits, &[], &control, &mut |_| {});
-        done.store(true, Ordering::SeqCst);
-        report
-    })
+) -> Result<Report<G::Move>, Failure> {
+    let request = SearchRequest::new(*pos, limits);
+    searcher
+        .run(request, &mut |_| {}, &|| ctx.cancelled())
+        .map_err(|e| Failure::Process(e.to_string()))
 }
 
 /// The page's view of an Ultimo report.
@@ -387,118 +388,136 @@ fn view<G: GuiGame>(
     }
 }
 
-/// The note on Ultimo's move: the score of its best line from the mover's
-/// view (a mate distance when proven), the depth and the time.
-fn note<M>(report: &Report<M>, took: Duration) -> MoveNote {
-    let score = report.lines.first().map(|line| match line.proven {
-        Some(p) => match p.verdict {
-            Verdict::Win => Score::Mate(p.moves() as i32),
-            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
-            Verdict::Draw => Score::Cp(0),
-        },
-        None => Score::Cp(centipawns(line.q)),
-    });
-    MoveNote {
-        score,
-        depth: Some(report.depth),
-        time_ms: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
+/// Carries out `task` with Ultimo's searcher.
+fn ultimo_job<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    task: &Task,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    match *task {
+        Task::Move { limit, clocks } => ultimo_move(searcher, line, limit, clocks, ctx),
+        Task::Analyse { multipv } => ultimo_analysis(searcher, line, multipv, ctx),
+        Task::Scan { nodes } => ultimo_scan(searcher, line, nodes, ctx),
     }
 }
 
-fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Task, ctx: &Ctx) {
+/// Ultimo finds a move at the end of `line`.
+fn ultimo_move<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    limit: MoveLimit,
+    clocks: [u64; 2],
+    ctx: &Ctx,
+) -> Result<(), Failure> {
     let pos = position(line);
-    match *task {
-        Task::Move { limit, clocks } => {
-            let started = Instant::now();
-            let limits = match limit {
-                MoveLimit::Movetime { ms } => Limits {
-                    movetime: Some(Duration::from_millis(ms)),
-                    ..Limits::default()
-                },
-                MoveLimit::Nodes { nodes } => Limits {
+    let started = Instant::now();
+    let limits = match limit {
+        MoveLimit::Movetime { ms } => Limits {
+            movetime: Some(Duration::from_millis(ms)),
+            ..Limits::default()
+        },
+        MoveLimit::Nodes { nodes } => Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        },
+        MoveLimit::Clock { inc_ms, .. } => Limits {
+            clock: Some(Clock {
+                time: Duration::from_millis(clocks[pos.side_to_move().index()]),
+                inc: Duration::from_millis(inc_ms),
+                movestogo: None,
+            }),
+            ..Limits::default()
+        },
+    };
+    let report = search(searcher, &pos, limits, ctx)?;
+    if ctx.cancelled() {
+        return Ok(());
+    }
+    match report.best_move() {
+        Some(mv) => {
+            let took = started.elapsed();
+            ctx.send(Update::Best(mv.to_string(), took, move_note(&report, took)));
+        }
+        None => ctx.send(Update::Failed("found no move".into())),
+    }
+    Ok(())
+}
+
+/// Ultimo analyses the position at the end of `line` until cancelled (or
+/// solved): short searches first, so that the first lines show at once,
+/// each going on in the tree the last one left.
+fn ultimo_analysis<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    multipv: usize,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let pos = position(line);
+    let since = Instant::now();
+    let mut nodes = 0;
+    let mut chunk = FIRST_CHUNK;
+    while !ctx.cancelled() && !pos.is_over() {
+        let limits = Limits {
+            movetime: Some(chunk),
+            ..Limits::default()
+        };
+        let report = search(searcher, &pos, limits, ctx)?;
+        nodes += report.nodes;
+        if ctx.cancelled() {
+            return Ok(());
+        }
+        ctx.send(Update::Info(view(
+            &report, &pos, ctx.name, nodes, since, multipv,
+        )));
+        let solved = report
+            .lines
+            .first()
+            .is_some_and(|l| l.proven.is_some_and(|p| p.verdict == Verdict::Win))
+            || report.lines.iter().all(|l| l.proven.is_some());
+        if solved {
+            ctx.send(Update::Done);
+            return Ok(());
+        }
+        chunk = (chunk * 2).min(LONGEST_CHUNK);
+    }
+    Ok(())
+}
+
+/// Ultimo analyses every position of `line`, `nodes` iterations each:
+/// x's expected score at each ply.
+fn ultimo_scan<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    nodes: u64,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let mut pos = line.start;
+    for ply in 0..=line.moves.len() {
+        if ctx.cancelled() {
+            return Ok(());
+        }
+        let q = match pos.outcome() {
+            Some(Outcome::Win(Player::X)) => 1.0,
+            Some(Outcome::Win(Player::O)) => 0.0,
+            Some(Outcome::Draw) => 0.5,
+            None => {
+                let limits = Limits {
                     nodes: Some(nodes),
                     ..Limits::default()
-                },
-                MoveLimit::Clock { inc_ms, .. } => Limits {
-                    clock: Some(Clock {
-                        time: Duration::from_millis(clocks[pos.side_to_move().index()]),
-                        inc: Duration::from_millis(inc_ms),
-                        movestogo: None,
-                    }),
-                    ..Limits::default()
-                },
-            };
-            let report = search(searcher, &pos, &limits, ctx);
-            if ctx.cancelled() {
-                return;
-            }
-            match report.best_move() {
-                Some(mv) => {
-                    let took = started.elapsed();
-                    ctx.send(Update::Best(mv.to_string(), took, note(&report, took)));
-                }
-                None => ctx.send(Update::Failed("found no move".into())),
-            }
-        }
-        Task::Analyse { multipv } => {
-            let since = Instant::now();
-            let mut nodes = 0;
-            // Short searches first (the first lines show at once), each
-            // going on in the tree the last one left.
-            let mut chunk = Duration::from_millis(60);
-            while !ctx.cancelled() && !pos.is_over() {
-                let limits = Limits {
-                    movetime: Some(chunk),
-                    ..Limits::default()
                 };
-                let report = search(searcher, &pos, &limits, ctx);
-                nodes += report.nodes;
-                if ctx.cancelled() {
-                    return;
-                }
-                ctx.send(Update::Info(view(
-                    &report, &pos, ctx.name, nodes, since, multipv,
-                )));
-                let solved = report
-                    .lines
-                    .first()
-                    .is_some_and(|l| l.proven.is_some_and(|p| p.verdict == Verdict::Win))
-                    || report.lines.iter().all(|l| l.proven.is_some());
-                if solved {
-                    ctx.send(Update::Done);
-                    return;
-                }
-                chunk = (chunk * 2).min(Duration::from_millis(400));
+                let report = search(searcher, &pos, limits, ctx)?;
+                let q = report.lines.first().map_or(0.5, |l| l.q);
+                for_x(pos.side_to_move(), q)
             }
-        }
-        Task::Scan { nodes } => {
-            let mut pos = line.start;
-            for ply in 0..=line.moves.len() {
-                if ctx.cancelled() {
-                    return;
-                }
-                let q = match pos.outcome() {
-                    Some(Outcome::Win(Player::X)) => 1.0,
-                    Some(Outcome::Win(Player::O)) => 0.0,
-                    Some(Outcome::Draw) => 0.5,
-                    None => {
-                        let limits = Limits {
-                            nodes: Some(nodes),
-                            ..Limits::default()
-                        };
-                        let report = search(searcher, &pos, &limits, ctx);
-                        let q = report.lines.first().map_or(0.5, |l| l.q);
-                        for_x(pos.side_to_move(), q)
-                    }
-                };
-                ctx.send(Update::ScanPoint(ply, q));
-                if let Some(&m) = line.moves.get(ply) {
-                    pos.play_unchecked(m);
-                }
-            }
-            ctx.send(Update::Done);
+        };
+        ctx.send(Update::ScanPoint(ply, q));
+        if let Some(&m) = line.moves.get(ply) {
+            pos.play_unchecked(m);
         }
     }
+    ctx.send(Update::Done);
+    Ok(())
 }
 
 /// `position startpos|fen F moves ...`.
@@ -669,8 +688,7 @@ fn external_job<G: GuiGame>(
             l.starts_with("bestmove")
         });
         if fresh && matches!(task, Task::Analyse { .. }) {
-            let due = last_sent.elapsed() >= Duration::from_millis(150)
-                || lines.iter().all(Option::is_some);
+            let due = last_sent.elapsed() >= INFO_INTERVAL || lines.iter().all(Option::is_some);
             if due {
                 fresh = false;
                 last_sent = Instant::now();
