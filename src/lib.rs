@@ -25,6 +25,8 @@
 //! - [`engine`]: the engine as the protocol and the tools run it: one
 //!   place that builds a searcher with its evaluator and the parameters
 //!   that go with it ([`engine::Setup`]), and the net each game has.
+//! - [`selfplay`]: games of the engine against itself, recorded for
+//!   training the net.
 //! - [`review`]: whole-game analysis: every position searched, every move
 //!   judged by the drop in winning chances (inaccuracy, mistake, blunder),
 //!   as tables, summaries and JSON.
@@ -52,4 +54,5 @@ pub mod quote;
 pub mod review;
 pub mod rules;
 pub mod search;
+pub mod selfplay;
 pub mod super15;

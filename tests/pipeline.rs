@@ -40,6 +40,22 @@ fn datagen_train_and_load_a_net() {
     assert!(err.contains("already holds the 6 games"), "{err}");
     assert_eq!(std::fs::read(&data).unwrap(), bytes);
 
+    // The file records the run's settings: a run with others is refused,
+    // naming each difference, and the file is left as it was.
+    let mut other = datagen.to_vec();
+    other[6] = "200";
+    other[10] = "3";
+    other.extend(["--option", "NetPolicy=90"]);
+    let (code, _, err) = run(&other, "");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "was made with other settings: nodes 150 there, 200 here; policy 1 there, 0.9 here"
+        ) && err.contains("run with those settings to add to it, or write to another file"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&data).unwrap(), bytes);
+
     // Options with their own flags, unknown ones and bad values are
     // refused before the file is touched.
     for (option, says) in [
@@ -60,6 +76,26 @@ fn datagen_train_and_load_a_net() {
         );
         assert_eq!(std::fs::read(&data).unwrap(), bytes);
     }
+
+    // --net searches with that net (as --eval net); with --eval playout it
+    // would not be used, and is refused.
+    let net_data = tmp.file("n.bin");
+    let builtin = tmp.file("builtin.nnue");
+    let (code, _, err) = run(
+        &["train", "--data", &data, "--out", &builtin, "--epochs", "1"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let with_net = [
+        "datagen", "--games", "1", "--nodes", "50", "--out", &net_data, "--net", &builtin,
+    ];
+    let (code, _, err) = run(&with_net, "");
+    assert_eq!(code, 0, "{err}");
+    let header = String::from_utf8_lossy(&std::fs::read(&net_data).unwrap()).into_owned();
+    assert!(header.contains("eval net\nnet net-"), "{header:?}");
+    let (code, _, err) = run(&[&with_net[..], &["--eval", "playout"]].concat(), "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no use with --eval playout"), "{err}");
 
     // Training is reproducible: the same data and seed, the same file.
     let nets = [tmp.file("a.nnue"), tmp.file("b.nnue")];

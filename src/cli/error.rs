@@ -24,6 +24,12 @@ pub enum CliError {
     /// `datagen --option` names an option that has its own flag.
     #[error("datagen: set {0} with its own flag (--eval, --net, --threads, --hash), not --option")]
     DatagenOptionFlag(String),
+    /// `datagen --eval playout --net FILE`: the net would not be used.
+    #[error("datagen: --net {0} has no use with --eval playout (--net alone searches with it)")]
+    DatagenNetWithPlayouts(String),
+    /// Self-play failed.
+    #[error(transparent)]
+    SelfPlay(#[from] crate::selfplay::SelfPlayError),
     /// `datagen --option` is not an option with a valid value.
     #[error("datagen --option: {0}")]
     DatagenOption(#[from] crate::protocol::options::OptionError),
