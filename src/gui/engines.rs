@@ -31,12 +31,12 @@ use crate::protocol::GAME_OPTION;
 use crate::search::{Clock, Limits, Options, Report};
 use crate::{rules, super15};
 
-use super::game::{AnyLine, GameName, GuiGame, Line};
+use super::game::{AnyLine, GuiGame, Line};
 use super::session::{AnalysisView, LineView, MoveLimit};
 
-/// An engine the page can use.
+/// An engine the page can use: Ultimo, or an engine process.
 #[derive(Clone, Debug)]
-pub enum Kind {
+pub enum EngineChoice {
     /// Ultimo, in-process.
     Ultimo,
     /// A UGI/UCI engine process.
@@ -44,7 +44,7 @@ pub enum Kind {
 }
 
 /// What a job asks.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Task {
     /// Find a move; `clocks` are x's and o's times left (clock games).
     Move {
@@ -65,9 +65,10 @@ pub enum Task {
     },
 }
 
-/// One job: a game (start and moves) and what to do at its end.
+/// A job for a worker: a game (start and moves) and what to do at its end,
+/// with the job's number.
 #[derive(Clone, Debug)]
-pub struct Job {
+pub struct Assignment {
     /// Its number; a job is cancelled when the worker's wanted number
     /// changes.
     pub id: u64,
@@ -139,22 +140,22 @@ const INFO_INTERVAL: Duration = Duration::from_millis(150);
 
 /// A worker thread and its engine.
 pub struct Worker {
-    tx: Sender<Job>,
+    tx: Sender<Assignment>,
     wanted: Arc<AtomicU64>,
 }
 
 impl Worker {
-    /// Starts a worker for an engine of `kind`, named `name`.
-    pub fn spawn(kind: Kind, name: String, sink: Sink) -> Worker {
+    /// Starts a worker for the engine `choice`, named `name`.
+    pub fn spawn(choice: EngineChoice, name: String, sink: Sink) -> Worker {
         let (tx, rx) = mpsc::channel();
         let wanted = Arc::new(AtomicU64::new(0));
         let w = Arc::clone(&wanted);
-        thread::spawn(move || work(kind, name, rx, w, sink));
+        thread::spawn(move || work(choice, name, rx, w, sink));
         Worker { tx, wanted }
     }
 
     /// Starts `job`, cancelling any other; false when the worker has ended.
-    pub fn run(&self, job: Job) -> bool {
+    pub fn run(&self, job: Assignment) -> bool {
         self.wanted.store(job.id, Ordering::SeqCst);
         self.tx.send(job).is_ok()
     }
@@ -183,11 +184,17 @@ struct Ultimo {
 enum Backend {
     Ultimo(Ultimo),
     /// A process, and the game it was told to play.
-    External(Engine, GameName),
+    External(Engine, GameKind),
 }
 
 /// The worker's loop: jobs until the channel closes or the engine fails.
-fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sink: Sink) {
+fn work(
+    choice: EngineChoice,
+    name: String,
+    rx: Receiver<Assignment>,
+    wanted: Arc<AtomicU64>,
+    sink: Sink,
+) {
     let mut backend = None;
     while let Ok(mut job) = rx.recv() {
         // Only the latest job matters.
@@ -198,7 +205,7 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
             continue;
         }
         if backend.is_none() {
-            match start(&kind) {
+            match start(&choice) {
                 Ok(b) => backend = Some(b),
                 Err(e) => {
                     sink(job.id, Update::Failed(e.to_string()));
@@ -234,18 +241,18 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
     }
 }
 
-fn start(kind: &Kind) -> Result<Backend, Failure> {
+fn start(choice: &EngineChoice) -> Result<Backend, Failure> {
     let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
-    match kind {
-        Kind::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
-        Kind::External(spec) => {
+    match choice {
+        EngineChoice::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
+        EngineChoice::External(spec) => {
             let never = AtomicBool::new(false);
             let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
             engine
                 .new_game(START_TIMEOUT, &never)
                 .map_err(|e| fail(&e))?;
             // An engine starts in its default game, Ultimate Tic-Tac-Toe.
-            Ok(Backend::External(engine, GameName::Uttt))
+            Ok(Backend::External(engine, GameKind::Uttt))
         }
     }
 }
@@ -279,16 +286,15 @@ fn searcher<G: GuiGame>(
 /// that answers `info string error` does not play that game.
 fn switch_game(
     engine: &mut Engine,
-    current: &mut GameName,
-    wanted: GameName,
+    current: &mut GameKind,
+    wanted: GameKind,
 ) -> Result<(), Failure> {
     if *current == wanted {
         return Ok(());
     }
     let never = AtomicBool::new(false);
-    let kind = GameKind::from(wanted);
     engine
-        .send(&format!("setoption name {GAME_OPTION} value {kind}"))
+        .send(&format!("setoption name {GAME_OPTION} value {wanted}"))
         .map_err(process)?;
     let mut error = None;
     engine.send("isready").map_err(process)?;
@@ -301,7 +307,7 @@ fn switch_game(
         })
         .map_err(process)?;
     if let Some(e) = error {
-        return Err(Failure::Start(format!("cannot play {kind}: {e}")));
+        return Err(Failure::Start(format!("cannot play {wanted}: {e}")));
     }
     engine.new_game(START_TIMEOUT, &never).map_err(process)?;
     *current = wanted;
