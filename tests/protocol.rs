@@ -131,6 +131,26 @@ fn handshake_lists_options() {
 }
 
 #[test]
+fn the_debug_log_records_both_directions() {
+    let tmp = common::TempDir::new("protocol-log");
+    let log = tmp.file("engine.log");
+    let (code, out, err) = run_within(&["--log", &log], "isready\nquit\n", PATIENCE);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "readyok\n", ""));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        ">> isready\n<< readyok\n>> quit\n"
+    );
+    // It logs the protocol loop only.
+    let (code, _, err) = run_within(&["--log", &log, "perft", "1"], "", PATIENCE);
+    assert_eq!(code, 2);
+    assert!(err.contains("--log logs the protocol loop only"), "{err}");
+    // A log that cannot be opened is an error before anything is read.
+    let (code, _, err) = run_within(&["--log", &tmp.0.display().to_string()], "", PATIENCE);
+    assert_eq!(code, 2);
+    assert!(err.contains("DebugLogFile: cannot open"), "{err}");
+}
+
+#[test]
 fn whole_game_through_the_protocol() {
     let mut e = Engine::start(&[]);
     e.send("ugi");

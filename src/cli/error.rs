@@ -24,6 +24,9 @@ pub enum CliError {
     /// `datagen --option` names an option that has its own flag.
     #[error("datagen: set {0} with its own flag (--eval, --net, --threads, --hash), not --option")]
     DatagenOptionFlag(String),
+    /// `--log` with a subcommand: it logs the protocol loop only.
+    #[error("--log logs the protocol loop only (ultimo with no subcommand)")]
+    LogWithCommand,
     /// `datagen --eval playout --net FILE`: the net would not be used.
     #[error("datagen: --net {0} has no use with --eval playout (--net alone searches with it)")]
     DatagenNetWithPlayouts(String),

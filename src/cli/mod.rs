@@ -39,6 +39,10 @@ pub struct Cli {
     /// changes it)
     #[arg(long, value_enum, default_value_t)]
     game: GameKind,
+    /// Log every line the protocol loop reads (`>> `) and writes (`<< `)
+    /// to FILE, appending (as `setoption name DebugLogFile` does)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -257,7 +261,8 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
-        None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
+        None => crate::protocol::run_stdio(cli.game, cli.log.as_deref()).map_err(CliError::from),
+        Some(_) if cli.log.is_some() => Err(CliError::LogWithCommand),
         Some(Command::Analyze(args)) => analyze::main(&args),
         Some(Command::Play {
             game,

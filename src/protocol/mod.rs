@@ -15,9 +15,11 @@ pub mod riddles;
 
 use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use command::{Command, CommandError, Go, Query};
 use options::{EngineOptions, OptionError};
@@ -71,6 +73,15 @@ pub enum ProtocolError<G: Notation = Position> {
         /// The version of the net kept.
         kept: String,
     },
+    /// The debug log cannot be opened; nothing is logged (or the log
+    /// goes on to the file it had).
+    #[error("DebugLogFile: cannot open {}: {source}", .path.display())]
+    DebugLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// `setoption name Game` with a name that is no game.
     #[error("setoption: Game must be one of {names}, got '{0}'", names = game_names())]
     UnknownGame(String),
@@ -89,27 +100,57 @@ pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
 /// The `id author` line's text.
 pub const ENGINE_AUTHOR: &str = "The Ultimo developers";
 
-/// Where answers go: whole lines, flushed at once, from any thread.
+/// Where answers go: whole lines, flushed at once, from any thread; and,
+/// with a debug log (the DebugLogFile option, `ultimo --log`), every line in
+/// (`>> `) and out (`<< `) to that file as well.
 #[derive(Clone)]
 pub struct Output {
-    inner: Arc<Mutex<Box<dyn Write + Send>>>,
+    inner: Arc<Mutex<Sink>>,
+}
+
+/// The output and the debug log.
+struct Sink {
+    out: Box<dyn Write + Send>,
+    log: Option<File>,
 }
 
 impl Output {
     /// Lines to `w`.
     pub fn new(w: impl Write + Send + 'static) -> Output {
         Output {
-            inner: Arc::new(Mutex::new(Box::new(w))),
+            inner: Arc::new(Mutex::new(Sink {
+                out: Box::new(w),
+                log: None,
+            })),
         }
     }
 
-    /// Writes one line (a reader that is gone is ignored).
-    pub fn line(&self, text: &str) {
-        let mut w = match self.inner.lock() {
-            Ok(w) => w,
+    fn sink(&self) -> MutexGuard<'_, Sink> {
+        match self.inner.lock() {
+            Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
-        };
-        let _ = writeln!(w, "{text}").and_then(|_| w.flush());
+        }
+    }
+
+    /// Writes one line (a reader that is gone is ignored), and logs it.
+    pub fn line(&self, text: &str) {
+        let mut sink = self.sink();
+        let _ = writeln!(sink.out, "{text}").and_then(|_| sink.out.flush());
+        if let Some(log) = &mut sink.log {
+            let _ = writeln!(log, "<< {text}");
+        }
+    }
+
+    /// Logs a line that came in (a log that cannot be written is ignored).
+    pub fn log_input(&self, line: &str) {
+        if let Some(log) = &mut self.sink().log {
+            let _ = writeln!(log, ">> {}", line.trim_end_matches(['\n', '\r']));
+        }
+    }
+
+    /// Logs every line to `log` from now on (`None`: no more logging).
+    pub fn set_log(&self, log: Option<File>) {
+        self.sink().log = log;
     }
 
     /// Writes an error line.
@@ -144,23 +185,40 @@ pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Str
     rx
 }
 
+/// Opens the debug log `path` (appending to it).
+pub fn open_log(path: &Path) -> Result<File, io::Error> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
 /// Runs the protocol on stdin and stdout until `quit` or end of input,
-/// starting with `game` (`setoption name Game` changes it).
-pub fn run_stdio(game: GameKind) -> Result<(), ProtocolError> {
+/// starting with `game` (`setoption name Game` changes it), logging every
+/// line to `log` if given (as `setoption name DebugLogFile` does).
+pub fn run_stdio(game: GameKind, log: Option<&Path>) -> Result<(), ProtocolError> {
+    let out = Output::new(io::stdout());
+    let mut options = EngineOptions::default();
+    if let Some(path) = log {
+        let file = open_log(path).map_err(|source| ProtocolError::DebugLog {
+            path: path.to_owned(),
+            source,
+        })?;
+        out.set_log(Some(file));
+        options.debug_log = Some(path.to_owned());
+    }
     let rx = spawn_reader(io::BufReader::new(io::stdin()));
-    run(game, Output::new(io::stdout()), &rx)
+    run(game, options, out, &rx)
 }
 
 /// Runs the protocol on lines from `rx` until `quit` or end of input,
-/// starting with `game` and switching to another game's server when
-/// `setoption name Game` asks for it (the other options are kept).
+/// starting with `game` and `options`, and switching to another game's
+/// server when `setoption name Game` asks for it (the other options are
+/// kept).
 pub fn run(
     game: GameKind,
+    options: EngineOptions,
     out: Output,
     rx: &Receiver<Option<String>>,
 ) -> Result<(), ProtocolError> {
-    let mut game = game;
-    let mut options = EngineOptions::default();
+    let (mut game, mut options) = (game, options);
     loop {
         let next = match game {
             GameKind::Uttt => Server::<Position>::with_options(out.clone(), options)?.run(rx),
@@ -251,6 +309,7 @@ impl<G: Board + NetGame> Server<G> {
 
     /// Handles one line; `false` when the engine should exit.
     pub fn handle_line(&mut self, line: &str) -> bool {
+        self.out.log_input(line);
         let reaped = self.searcher.reap();
         self.recover(reaped);
         let parsed = command::parse(line, &self.pos);
@@ -379,10 +438,11 @@ impl<G: Board + NetGame> Server<G> {
         Ok(())
     }
 
-    /// `setoption`: the new options, the net they name and the searcher's
-    /// new settings are all made before anything changes, so that a
-    /// failure (a bad value, a net file that is no net, memory the machine
-    /// does not have) leaves everything as it was.
+    /// `setoption`: the new options, the net they name, the debug log and
+    /// the searcher's new settings are all made before anything changes, so
+    /// that a failure (a bad value, a net file that is no net, a log that
+    /// cannot be opened, memory the machine does not have) leaves
+    /// everything as it was.
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), ProtocolError<G>> {
         let mut new = self.options.clone();
         let action = new.set(name, value)?;
@@ -397,11 +457,25 @@ impl<G: Board + NetGame> Server<G> {
                     kept: net_version(self.net.as_ref()),
                 })?
         };
+        let log = match &new.debug_log {
+            Some(path) if new.debug_log != self.options.debug_log => {
+                let file = open_log(path).map_err(|source| ProtocolError::DebugLog {
+                    path: path.clone(),
+                    source,
+                })?;
+                Some(Some(file))
+            }
+            None if self.options.debug_log.is_some() => Some(None),
+            _ => None,
+        };
         // The searcher takes its new settings whole or not at all.
         self.searcher
             .configure(&new.setup, net.as_ref(), self.pos)?;
         self.options = new;
         self.net = net;
+        if let Some(log) = log {
+            self.out.set_log(log);
+        }
         if action == options::Action::ClearHash {
             let pos = self.pos;
             self.idle_searcher("setoption")?.clear(pos);
@@ -664,6 +738,45 @@ mod tests {
         assert!(searcher.has_evaluator());
         assert_eq!(searcher.options().params.expand_visits, 1);
         assert_eq!(server.options.multipv, 3);
+    }
+
+    #[test]
+    fn the_debug_log_has_every_line_in_and_out() {
+        let dir = std::env::temp_dir().join(format!("ultimo-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("engine.log");
+        let _ = std::fs::remove_file(&log);
+        let captured = Captured::default();
+        let mut server = Server::<Position>::new(Output::new(captured.clone())).unwrap();
+        server.handle_line("isready\n");
+        server.handle_line(&format!(
+            "setoption name DebugLogFile value {}\n",
+            log.display()
+        ));
+        server.handle_line("isready\n");
+        server.handle_line("bogus\n");
+        server.handle_line("setoption name DebugLogFile value <empty>\n");
+        server.handle_line("isready\n");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            text,
+            ">> isready\n<< readyok\n>> bogus\n\
+             << info string error: unknown command 'bogus' (try 'uci' or 'help')\n\
+             >> setoption name DebugLogFile value <empty>\n"
+        );
+        // A file that cannot be opened: one error, the option as it was.
+        captured.take();
+        server.handle_line(&format!(
+            "setoption name DebugLogFile value {}\n",
+            dir.display()
+        ));
+        let lines = captured.take();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("info string error: DebugLogFile: cannot open"),
+            "{lines:?}"
+        );
+        assert_eq!(server.options.debug_log, None);
     }
 
     #[test]

@@ -25,10 +25,16 @@ pub struct EngineOptions {
     /// Whether `go` answers at once with a uniformly random legal move
     /// instead of searching (a baseline opponent for matches).
     pub random_move: bool,
+    /// The file that every line in and out is logged to, if any.
+    pub debug_log: Option<PathBuf>,
 }
 
 /// The value of the EvalFile option that stands for the built-in net.
 pub const BUILTIN_NET: &str = "builtin";
+
+/// The value of a string option that stands for no text (UCI's way of
+/// writing an empty default): the DebugLogFile that logs nothing.
+pub const EMPTY: &str = "<empty>";
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -38,6 +44,7 @@ impl Default for EngineOptions {
             ponder: false,
             show_wdl: true,
             random_move: false,
+            debug_log: None,
         }
     }
 }
@@ -52,7 +59,7 @@ pub enum Action {
 }
 
 /// An option's type, range and how it changes the settings.
-enum Kind {
+enum OptionType {
     Spin {
         min: i64,
         max: i64,
@@ -66,12 +73,12 @@ enum Kind {
 
 struct Spec {
     name: &'static str,
-    kind: Kind,
+    kind: OptionType,
     default: &'static str,
 }
 
-const fn spin(min: i64, max: i64, set: fn(&mut EngineOptions, i64)) -> Kind {
-    Kind::Spin { min, max, set }
+const fn spin(min: i64, max: i64, set: fn(&mut EngineOptions, i64)) -> OptionType {
+    OptionType::Spin { min, max, set }
 }
 
 const SPECS: &[Spec] = &[
@@ -92,7 +99,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Ponder",
-        kind: Kind::Check(|o, v| o.ponder = v),
+        kind: OptionType::Check(|o, v| o.ponder = v),
         default: "false",
     },
     Spec {
@@ -109,7 +116,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "UCI_ShowWDL",
-        kind: Kind::Check(|o, v| o.show_wdl = v),
+        kind: OptionType::Check(|o, v| o.show_wdl = v),
         default: "true",
     },
     Spec {
@@ -133,7 +140,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Playout",
-        kind: Kind::Combo(&["uniform", "winning"], |o, v| {
+        kind: OptionType::Combo(&["uniform", "winning"], |o, v| {
             o.setup.search.params.playout = if v == "uniform" {
                 Playout::Uniform
             } else {
@@ -144,19 +151,19 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Solver",
-        kind: Kind::Check(|o, v| o.setup.search.params.solver = v),
+        kind: OptionType::Check(|o, v| o.setup.search.params.solver = v),
         default: "true",
     },
     Spec {
         name: "Eval",
-        kind: Kind::Combo(&["playout", "net"], |o, v| {
+        kind: OptionType::Combo(&["playout", "net"], |o, v| {
             o.setup.eval = if v == "net" { Eval::Net } else { Eval::Playout }
         }),
         default: "net",
     },
     Spec {
         name: "EvalFile",
-        kind: Kind::Text(|o, v| {
+        kind: OptionType::Text(|o, v| {
             o.setup.net_file = (!v.eq_ignore_ascii_case(BUILTIN_NET)).then(|| PathBuf::from(v))
         }),
         default: BUILTIN_NET,
@@ -188,12 +195,19 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "RandomMove",
-        kind: Kind::Check(|o, v| o.random_move = v),
+        kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",
     },
     Spec {
+        name: "DebugLogFile",
+        kind: OptionType::Text(|o, v| {
+            o.debug_log = (!v.is_empty() && v != EMPTY).then(|| PathBuf::from(v))
+        }),
+        default: EMPTY,
+    },
+    Spec {
         name: "Clear Hash",
-        kind: Kind::Button,
+        kind: OptionType::Button,
         default: "",
     },
 ];
@@ -203,12 +217,14 @@ pub fn describe() -> Vec<String> {
     SPECS
         .iter()
         .map(|s| match &s.kind {
-            Kind::Spin { min, max, .. } => format!(
+            OptionType::Spin { min, max, .. } => format!(
                 "option name {} type spin default {} min {min} max {max}",
                 s.name, s.default
             ),
-            Kind::Check(_) => format!("option name {} type check default {}", s.name, s.default),
-            Kind::Combo(vars, _) => {
+            OptionType::Check(_) => {
+                format!("option name {} type check default {}", s.name, s.default)
+            }
+            OptionType::Combo(vars, _) => {
                 let vars: Vec<String> = vars.iter().map(|v| format!("var {v}")).collect();
                 format!(
                     "option name {} type combo default {} {}",
@@ -217,8 +233,10 @@ pub fn describe() -> Vec<String> {
                     vars.join(" ")
                 )
             }
-            Kind::Text(_) => format!("option name {} type string default {}", s.name, s.default),
-            Kind::Button => format!("option name {} type button", s.name),
+            OptionType::Text(_) => {
+                format!("option name {} type string default {}", s.name, s.default)
+            }
+            OptionType::Button => format!("option name {} type button", s.name),
         })
         .collect()
 }
@@ -324,7 +342,7 @@ impl EngineOptions {
             .find(|s| s.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| OptionError::Unknown(shorten(name)))?;
         let name = spec.name;
-        if let Kind::Button = spec.kind {
+        if let OptionType::Button = spec.kind {
             if value.is_some() {
                 return Err(OptionError::ButtonValue(name));
             }
@@ -333,8 +351,10 @@ impl EngineOptions {
         let value = value.ok_or(OptionError::ValueMissing(name))?;
         let mut new = self.clone();
         match &spec.kind {
-            Kind::Spin { min, max, set } => set(&mut new, spin_value(name, value, *min, *max)?),
-            Kind::Check(set) => match value.to_ascii_lowercase().as_str() {
+            OptionType::Spin { min, max, set } => {
+                set(&mut new, spin_value(name, value, *min, *max)?)
+            }
+            OptionType::Check(set) => match value.to_ascii_lowercase().as_str() {
                 "true" => set(&mut new, true),
                 "false" => set(&mut new, false),
                 _ => {
@@ -344,7 +364,7 @@ impl EngineOptions {
                     });
                 }
             },
-            Kind::Combo(vars, set) => {
+            OptionType::Combo(vars, set) => {
                 let v = vars
                     .iter()
                     .find(|v| v.eq_ignore_ascii_case(value))
@@ -355,8 +375,8 @@ impl EngineOptions {
                     })?;
                 set(&mut new, v);
             }
-            Kind::Text(set) => set(&mut new, value),
-            Kind::Button => {}
+            OptionType::Text(set) => set(&mut new, value),
+            OptionType::Button => {}
         }
         *self = new;
         Ok(Action::None)
@@ -372,7 +392,7 @@ mod tests {
         let d = EngineOptions::default();
         let mut o = EngineOptions::default();
         for s in SPECS {
-            if !matches!(s.kind, Kind::Button) {
+            if !matches!(s.kind, OptionType::Button) {
                 o.set(s.name, Some(s.default)).unwrap();
             }
         }
