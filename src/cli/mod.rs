@@ -64,31 +64,7 @@ enum Command {
     /// Type moves like e5; also undo, hint, board, help and quit. Works
     /// through a pipe too (one command per line, no colours). The moves are
     /// printed at the end; --pgnout saves the game.
-    Play {
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        /// The side you play: x moves first
-        #[arg(long, default_value = "x", value_parser = side)]
-        side: Player,
-        /// The engine's thinking time per move, in seconds (default 1 when
-        /// --nodes is not given)
-        #[arg(long, value_parser = seconds)]
-        time: Option<Duration>,
-        /// The engine's iterations per move (a fixed, repeatable strength;
-        /// hints search as many)
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        nodes: Option<u64>,
-        /// Append the game to FILE in PGN (created if missing, never truncated)
-        #[arg(long, value_name = "FILE")]
-        pgnout: Option<PathBuf>,
-        #[command(flatten)]
-        position: PositionArgs,
-        #[command(flatten)]
-        search: SearchArgs,
-        #[command(flatten)]
-        eval: EvalArgs,
-    },
+    Play(PlayArgs),
     /// Play a match between two engines or a tournament of more, or summarize recorded ones
     ///
     /// Referees every move with Ultimo's rules and reports the first
@@ -175,6 +151,34 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
     },
+}
+
+/// `ultimo play`'s arguments.
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The game
+    #[arg(long, value_enum, default_value_t)]
+    game: GameKind,
+    /// The side you play: x moves first
+    #[arg(long, default_value = "x", value_parser = side)]
+    side: Player,
+    /// The engine's thinking time per move, in seconds (default 1 when
+    /// --nodes is not given)
+    #[arg(long, value_parser = seconds)]
+    time: Option<Duration>,
+    /// The engine's iterations per move (a fixed, repeatable strength;
+    /// hints search as many)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Append the game to FILE in PGN (created if missing, never truncated)
+    #[arg(long, value_name = "FILE")]
+    pgnout: Option<PathBuf>,
+    #[command(flatten)]
+    position: PositionArgs,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
 }
 
 /// A starting position: a FEN and moves played from it.
@@ -264,26 +268,10 @@ pub fn main() -> ExitCode {
         None => crate::protocol::run_stdio(cli.game, cli.log.as_deref()).map_err(CliError::from),
         Some(_) if cli.log.is_some() => Err(CliError::LogWithCommand),
         Some(Command::Analyze(args)) => analyze::main(&args),
-        Some(Command::Play {
-            game,
-            side,
-            time,
-            nodes,
-            pgnout,
-            position,
-            search,
-            eval,
-        }) => {
-            let engine = (time, nodes);
-            let pgnout = pgnout.as_deref();
-            let search = (&search, eval.eval);
-            match game {
-                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, search),
-                GameKind::Super15 => {
-                    play::<crate::super15::Position>(side, engine, pgnout, &position, search)
-                }
-            }
-        }
+        Some(Command::Play(args)) => match args.game {
+            GameKind::Uttt => play::<Position>(&args),
+            GameKind::Super15 => play::<crate::super15::Position>(&args),
+        },
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
         Some(Command::Bench {
@@ -345,14 +333,10 @@ pub fn main() -> ExitCode {
 
 /// `ultimo play` for one game: the engine's time and nodes per move, and
 /// the file the game is appended to.
-fn play<G: play::PlayGame>(
-    side: Player,
-    (time, nodes): (Option<Duration>, Option<u64>),
-    pgnout: Option<&Path>,
-    position: &PositionArgs,
-    (search, eval): (&SearchArgs, Eval),
-) -> Result<(), CliError> {
-    let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+fn play<G: play::PlayGame>(args: &PlayArgs) -> Result<(), CliError> {
+    let (time, nodes) = (args.time, args.nodes);
+    let pgnout = args.pgnout.as_deref();
+    let start: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let file_error = |path: &Path| {
         let path = path.display().to_string();
         move |source| CliError::PgnOut { path, source }
@@ -371,16 +355,16 @@ fn play<G: play::PlayGame>(
     };
     let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
     let settings = play::Settings {
-        human: side,
+        human: args.side,
         start,
         limits: limits(time, nodes, Duration::from_secs(1)),
         // With --nodes a hint is as repeatable as the engine's moves.
         hint_limits: limits(None, nodes, Duration::from_millis(500)),
         options: Options {
             move_overhead: Duration::ZERO,
-            ..search.options()
+            ..args.search.options()
         },
-        eval,
+        eval: args.eval.eval,
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };

@@ -628,17 +628,16 @@ fn process(e: EngineError) -> Failure {
     Failure::Process(e.to_string())
 }
 
-fn external_job<G: GuiGame>(
+/// The `go` command for `task` with the side to move `side`, after the
+/// MultiPV it needs: the command, the longest the move may take (`None`
+/// for an analysis), and the lines reported. `None` for a whole-game
+/// analysis, which is Ultimo's.
+fn start_task(
     engine: &mut Engine,
-    line: &Line<G>,
     task: &Task,
-    ctx: &Ctx,
-) -> Result<(), Failure> {
-    let never = AtomicBool::new(false);
-    let pos = position(line);
-    let side = pos.side_to_move();
-    let io = process;
-    let (go, limit, multipv) = match task {
+    side: Player,
+) -> Result<Option<(String, Option<Duration>, usize)>, Failure> {
+    let (go, allowed, multipv) = match task {
         Task::Move { limit, clocks } => {
             let (go, allowed) = match *limit {
                 MoveLimit::Movetime { ms } => (
@@ -659,76 +658,118 @@ fn external_job<G: GuiGame>(
                     (go, Duration::from_millis(clocks[side.index()]) + GRACE)
                 }
             };
-            engine.send("setoption name MultiPV value 1").map_err(io)?;
             (go, Some(allowed), 1)
         }
-        Task::Analyse { multipv } => {
-            engine
-                .send(&format!("setoption name MultiPV value {multipv}"))
-                .map_err(io)?;
-            ("go infinite".to_string(), None, *multipv)
-        }
-        Task::Scan { .. } => return Ok(()), // whole-game analysis is Ultimo's
+        Task::Analyse { multipv } => ("go infinite".to_string(), None, *multipv),
+        Task::Scan { .. } => return Ok(None),
     };
-    engine.send(&position_command(line)).map_err(io)?;
-    engine.send(&go).map_err(io)?;
+    engine
+        .send(&format!("setoption name MultiPV value {multipv}"))
+        .map_err(process)?;
+    Ok(Some((go, allowed, multipv)))
+}
+
+/// What an engine process has said of its search so far.
+struct Heard {
+    /// The best lines, by rank.
+    lines: Vec<Option<LineView>>,
+    /// The most nodes it reported.
+    nodes: u64,
+    /// Whether a line came since the page last heard.
+    fresh: bool,
+    /// When the page last heard.
+    last_sent: Instant,
+    /// Its last word on its move (score and depth), for the record.
+    note: MoveNote,
+}
+
+impl Heard {
+    /// Takes in an output line of the engine; `true` at `bestmove`.
+    fn take<G: GuiGame>(&mut self, line: &str, side: Player) -> bool {
+        if let Some(info) = MoveNote::from_info(line) {
+            self.note = info;
+        }
+        if let Some((rank, view, n)) = parse_info::<G>(line, side)
+            && rank <= self.lines.len()
+        {
+            self.lines[rank - 1] = Some(view);
+            self.nodes = self.nodes.max(n);
+            self.fresh = true;
+        }
+        line.starts_with("bestmove")
+    }
+
+    /// The analysis so far, when there is news and it is due (every
+    /// [`INFO_INTERVAL`], or at once when every line has come).
+    fn due(&mut self, fen: &str, name: &str, started: Instant) -> Option<AnalysisView> {
+        let due =
+            self.last_sent.elapsed() >= INFO_INTERVAL || self.lines.iter().all(Option::is_some);
+        if !self.fresh || !due {
+            return None;
+        }
+        self.fresh = false;
+        self.last_sent = Instant::now();
+        Some(AnalysisView {
+            fen: fen.to_string(),
+            engine: name.to_string(),
+            nodes: self.nodes,
+            ms: started.elapsed().as_millis() as u64,
+            lines: self.lines.iter().flatten().cloned().collect(),
+            heat: Vec::new(),
+        })
+    }
+}
+
+/// Carries out `task` with an engine process: its move, checked by the
+/// rules, or its analysis passed on while it thinks.
+fn external_job<G: GuiGame>(
+    engine: &mut Engine,
+    line: &Line<G>,
+    task: &Task,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let never = AtomicBool::new(false);
+    let pos = position(line);
+    let side = pos.side_to_move();
+    let Some((go, limit, multipv)) = start_task(engine, task, side)? else {
+        return Ok(());
+    };
+    engine.send(&position_command(line)).map_err(process)?;
+    engine.send(&go).map_err(process)?;
     let started = Instant::now();
-    let mut lines: Vec<Option<LineView>> = vec![None; multipv];
-    let mut nodes = 0;
-    let mut last_sent = started;
-    let mut fresh = false;
-    // The engine's last word on its move (score and depth), for the record.
-    let mut note = MoveNote::default();
+    let mut heard = Heard {
+        lines: vec![None; multipv],
+        nodes: 0,
+        fresh: false,
+        last_sent: started,
+        note: MoveNote::default(),
+    };
+    let fen = pos.to_string();
     loop {
-        let got = engine.wait_for(POLL, &never, |l| {
-            if let Some(info) = MoveNote::from_info(l) {
-                note = info;
-            }
-            if let Some((rank, line, n)) = parse_info::<G>(l, side)
-                && rank <= lines.len()
-            {
-                lines[rank - 1] = Some(line);
-                nodes = nodes.max(n);
-                fresh = true;
-            }
-            l.starts_with("bestmove")
-        });
-        if fresh && matches!(task, Task::Analyse { .. }) {
-            let due = last_sent.elapsed() >= INFO_INTERVAL || lines.iter().all(Option::is_some);
-            if due {
-                fresh = false;
-                last_sent = Instant::now();
-                ctx.send(Update::Info(AnalysisView {
-                    fen: pos.to_string(),
-                    engine: ctx.name.to_string(),
-                    nodes,
-                    ms: started.elapsed().as_millis() as u64,
-                    lines: lines.iter().flatten().cloned().collect(),
-                    heat: Vec::new(),
-                }));
-            }
+        let got = engine.wait_for(POLL, &never, |l| heard.take::<G>(l, side));
+        if limit.is_none()
+            && let Some(view) = heard.due(&fen, ctx.name, started)
+        {
+            ctx.send(Update::Info(view));
         }
         match got {
+            Ok(_) if ctx.cancelled() => return Ok(()),
+            Ok(_) if limit.is_none() => {
+                // An analysis that ended by itself (a solved position).
+                ctx.send(Update::Done);
+                return Ok(());
+            }
             Ok((at, line)) => {
-                if ctx.cancelled() {
-                    return Ok(());
-                }
-                if limit.is_none() {
-                    // An analysis that ended by itself (a solved position).
-                    ctx.send(Update::Done);
-                    return Ok(());
-                }
                 let mv = referee(&mut pos.clone(), &line)
                     .map_err(|e| Failure::Illegal(e.to_string()))?;
                 let took = at.saturating_duration_since(started);
+                let mut note = heard.note;
                 note.time_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
                 ctx.send(Update::Best(mv.to_string(), took, note));
                 return Ok(());
             }
+            Err(EngineError::Timeout(_)) if ctx.cancelled() => return stop_engine(engine),
             Err(EngineError::Timeout(_)) => {
-                if ctx.cancelled() {
-                    return stop_engine(engine);
-                }
                 if let Some(allowed) = limit
                     && started.elapsed() > allowed
                 {
