@@ -42,7 +42,7 @@
 //!
 //! A record is written whole and flushed; a run that is stopped leaves at
 //! most one incomplete record at the end, which the next run cuts off
-//! ([`scan`]) before it continues with the games not yet in the file.
+//! ([`Writer::open`]) before it continues with the games not yet in the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
