@@ -24,7 +24,9 @@
 //!   and the terminal policy.
 //! - [`engine`]: the engine as the protocol and the tools run it: one
 //!   place that builds a searcher with its evaluator and the parameters
-//!   that go with it ([`engine::Setup`]), and the net each game has.
+//!   that go with it ([`engine::Setup`]), the net each game has, and the
+//!   searcher that runs its searches on a thread of its own, with stop,
+//!   ponder and reports ([`engine::AsyncSearcher`]).
 //! - [`selfplay`]: games of the engine against itself, recorded for
 //!   training the net.
 //! - [`review`]: whole-game analysis: every position searched, every move
