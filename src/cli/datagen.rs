@@ -46,8 +46,8 @@ pub struct DatagenArgs {
     /// playout)
     #[arg(long, value_enum)]
     eval: Option<Eval>,
-    /// The net to search with (implies --eval net; default: the built-in
-    /// one)
+    /// The net to search with (implies --eval net, which without it
+    /// searches with the built-in net)
     #[arg(long, value_name = "FILE")]
     net: Option<PathBuf>,
     /// Memory per search tree, in MiB
