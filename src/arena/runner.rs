@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::engine::{Engine, EngineError};
+use super::engine::{EngineError, EngineProcess};
 use super::game;
 use super::openings::{ArenaGame, OpeningError};
 use super::plan::Plan;
@@ -102,7 +102,7 @@ fn check_engines<G: ArenaGame>(plan: &Plan<G>, flags: &Flags) -> Result<(), Aren
         let result = plan.specs.iter().try_for_each(|spec| {
             let timeout = plan.settings.startup_timeout;
             let log = plan.settings.log.as_deref();
-            match Engine::start_logged(spec, timeout, &flags.abort, log) {
+            match EngineProcess::start_logged(spec, timeout, &flags.abort, log) {
                 Ok(engine) => {
                     engine.quit();
                     Ok(())
@@ -142,7 +142,7 @@ fn worker<G: ArenaGame>(
     flags: &Flags,
     results: mpsc::Sender<Result<GameRecord<G>, OpeningError>>,
 ) {
-    let mut slots: [Option<Engine>; 2] = [None, None];
+    let mut slots: [Option<EngineProcess>; 2] = [None, None];
     let mut current: Option<usize> = None;
     while !flags.stop_starting.load(Ordering::SeqCst) {
         let index = next_game.fetch_add(1, Ordering::SeqCst);
@@ -158,7 +158,7 @@ fn worker<G: ArenaGame>(
         };
         if current != Some(pairing) {
             let old = current.map_or([usize::MAX; 2], |p| plan.pairings[p].engines);
-            let mut held: Vec<(usize, Engine)> = old
+            let mut held: Vec<(usize, EngineProcess)> = old
                 .into_iter()
                 .zip(slots.iter_mut())
                 .filter_map(|(i, slot)| slot.take().map(|e| (i, e)))

@@ -12,7 +12,7 @@
 //! results directly, and short searches that keep their tree give the first
 //! analysis line within a tenth of a second. Other engines are processes
 //! driven over UGI/UCI with the match runner's code
-//! ([`crate::arena::engine::Engine`]), their `info` lines read while they
+//! ([`crate::arena::engine::EngineProcess`]), their `info` lines read while they
 //! think.
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::engine::{EngineError, EngineProcess as Engine, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, proven_text};
 use crate::game::{GameKind, Outcome, Player, Verdict};
