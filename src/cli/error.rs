@@ -75,6 +75,19 @@ pub enum CliError {
         /// The games in the file.
         games: usize,
     },
+    /// `--review` without moves.
+    #[error(
+        "nothing to review: give the game's moves with --moves (from --fen or the start), or a game with --pgn FILE"
+    )]
+    NoMovesToReview,
+    /// The `--pgn` game to review has no moves.
+    #[error("game {number} of {} has no moves to review", .file.display())]
+    NoMovesInGame {
+        /// The file.
+        file: std::path::PathBuf,
+        /// The game, from 1.
+        number: usize,
+    },
     /// The `--pgnout` file cannot be written.
     #[error("cannot write {}: {source}", .file.display())]
     WritePgn {

@@ -68,7 +68,7 @@ enum Command {
         side: Player,
         /// The engine's thinking time per move, in seconds (default 1 when
         /// --nodes is not given)
-        #[arg(long, value_parser = seconds)]
+        #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
         time: Option<Duration>,
         /// The engine's iterations per move (a fixed, repeatable strength;
         /// hints search as many)

@@ -242,6 +242,9 @@ pub struct MoveReview<M> {
     pub loss: f64,
     /// The mark the loss earns.
     pub mark: Option<Mark>,
+    /// Whether it is a book move of the game's opening: not judged (no
+    /// loss, no mark, not in the summary).
+    pub book: bool,
     /// The search of the position before the move.
     pub search: PositionReview<M>,
 }
@@ -256,7 +259,7 @@ impl<M: PartialEq> MoveReview<M> {
 /// A per-side summary of a review.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct SideSummary {
-    /// Moves judged.
+    /// Moves judged (book moves are not).
     pub moves: usize,
     /// Moves marked `?!`.
     pub inaccuracies: usize,
@@ -302,7 +305,7 @@ impl<G: Game> Review<G> {
     pub fn summary(&self, side: Player) -> SideSummary {
         let mut s = SideSummary::default();
         let mut total = 0.0;
-        for m in self.moves.iter().filter(|m| m.side == side) {
+        for m in self.moves.iter().filter(|m| m.side == side && !m.book) {
             s.moves += 1;
             total += m.loss;
             match m.mark {
@@ -345,7 +348,9 @@ pub struct Progress<'a, M> {
 
 /// Searches every position of the game `start` + `moves` with `searcher`
 /// (its trees cleared before each position) within `limits`, and judges
-/// every move. `progress` hears about each position once searched.
+/// every move but the first `book` (the opening's book moves, which the
+/// players did not choose). `progress` hears about each position once
+/// searched.
 ///
 /// When `control` is stopped (e.g. Ctrl-C) the review ends early: the
 /// moves whose both positions were searched in full are judged and
@@ -354,6 +359,7 @@ pub fn review<G: Game>(
     searcher: &mut Searcher<G>,
     start: G,
     moves: &[G::Move],
+    book: usize,
     limits: &Limits,
     control: &Control,
     progress: &mut dyn FnMut(Progress<'_, G::Move>),
@@ -365,13 +371,8 @@ pub fn review<G: Game>(
     let judged = found.len().saturating_sub(1);
     let reviews = (0..judged)
         .map(|i| {
-            judge(
-                &positions[i],
-                moves[i],
-                &found[i],
-                &found[i + 1],
-                &thresholds,
-            )
+            let searches = [&found[i], &found[i + 1]];
+            judge(&positions[i], moves[i], searches, i < book, &thresholds)
         })
         .collect();
     let end_index = judged.min(positions.len() - 1);
@@ -469,18 +470,19 @@ fn search_one<G: Game>(
     })
 }
 
-/// The move `mv` played in `pos`, judged by the searches of `pos`
-/// (`search`) and of the position it leads to (`next`).
+/// The move `mv` played in `pos`, judged by the searches of `pos` and of
+/// the position it leads to; a `book` move is not judged (no loss, no
+/// mark).
 fn judge<G: Game>(
     pos: &G,
     mv: G::Move,
-    search: &PositionReview<G::Move>,
-    next: &PositionReview<G::Move>,
+    [search, next]: [&PositionReview<G::Move>; 2],
+    book: bool,
     thresholds: &Thresholds,
 ) -> MoveReview<G::Move> {
     let before = search.eval;
     let after = next.eval.flip();
-    let loss = if search.best == Some(mv) {
+    let loss = if book || search.best == Some(mv) {
         0.0
     } else {
         (before.chances() - after.chances()).max(0.0)
@@ -493,6 +495,7 @@ fn judge<G: Game>(
         after,
         loss,
         mark: thresholds.mark(loss),
+        book,
         search: search.clone(),
     }
 }
