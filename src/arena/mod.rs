@@ -137,6 +137,9 @@ pub enum ArenaError {
     /// Bad `--sprt` settings.
     #[error(transparent)]
     Sprt(#[from] SprtError),
+    /// A record file given twice to `--merge`.
+    #[error("{} is given twice: give each shard's record once", .0.display())]
+    RecordTwice(PathBuf),
     /// A record file that does not read back.
     #[error(transparent)]
     Record(#[from] RecordError),

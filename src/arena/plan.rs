@@ -240,6 +240,35 @@ impl<G: ArenaGame> Plan<G> {
         })
     }
 
+    /// What the settings may not do as the user expects, one sentence
+    /// each: with nodes limits for every engine, too few openings for the
+    /// pairs (none, or a short file) repeat the same games, as an engine
+    /// that searches a fixed number of nodes plays the same moves in the
+    /// same position.
+    pub(super) fn warnings(&self) -> Vec<String> {
+        let per_pairing = self.games / 2;
+        let openings = match &self.openings {
+            OpeningBook::List(list) => list.len() as u64,
+            OpeningBook::Random { .. } => return Vec::new(),
+        };
+        let all_nodes = self
+            .controls
+            .iter()
+            .all(|c| matches!(c, TimeControl::Nodes(_)));
+        if !all_nodes || openings.max(1) >= per_pairing {
+            return Vec::new();
+        }
+        let from = match openings {
+            0 => "every pair starts from the start position".to_string(),
+            n => format!("{n} openings for {per_pairing} pairs per pairing"),
+        };
+        vec![format!(
+            "{from} and every engine has a nodes limit: an engine that searches \
+             the same way each time (as Ultimo does) repeats the same games; \
+             give --random-plies N or more --openings"
+        )]
+    }
+
     /// Each engine's name and `TimeControl` tag, for the PGN record.
     pub(super) fn time_control_tags(&self) -> Vec<(String, String)> {
         self.specs
@@ -488,6 +517,65 @@ mod tests {
             .map(|s| (s.game, s.pair, s.x_engine))
             .collect();
         assert_eq!(setups, [(1, 1, 0), (2, 1, 1), (3, 2, 0), (4, 2, 1)]);
+    }
+
+    #[test]
+    fn warns_of_repeated_games() {
+        let plan = |config: MatchConfig| Plan::<crate::rules::Position>::new(&config).unwrap();
+        let warnings = plan(nodes(100)).warnings();
+        assert_eq!(
+            warnings,
+            [
+                "every pair starts from the start position and every engine has a nodes limit: \
+              an engine that searches the same way each time (as Ultimo does) repeats the same \
+              games; give --random-plies N or more --openings"
+            ]
+        );
+        // One pair, random openings, or a clock: nothing to repeat.
+        assert!(
+            plan(MatchConfig {
+                games: 2,
+                ..nodes(100)
+            })
+            .warnings()
+            .is_empty()
+        );
+        let random = MatchConfig {
+            random_plies: Some(4),
+            ..nodes(100)
+        };
+        assert!(plan(random).warnings().is_empty());
+        let clock = MatchConfig {
+            tc: Some("1+0.1".into()),
+            ..config()
+        };
+        assert!(plan(clock).warnings().is_empty());
+        let odds = MatchConfig {
+            engines: vec!["cmd=a".into(), "cmd=b movetime=10".into()],
+            ..nodes(100)
+        };
+        assert!(plan(odds).warnings().is_empty());
+        // A file of fewer openings than pairs.
+        let dir = std::env::temp_dir().join(format!("ultimo-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("book.txt");
+        std::fs::write(&book, "e5\ne5 e4\n").unwrap();
+        let short = MatchConfig {
+            openings: Some(book.clone()),
+            games: 6,
+            ..nodes(100)
+        };
+        let warnings = plan(short.clone()).warnings();
+        assert!(
+            warnings[0].starts_with("2 openings for 3 pairs per pairing and every engine"),
+            "{warnings:?}"
+        );
+        assert!(
+            plan(MatchConfig { games: 4, ..short })
+                .warnings()
+                .is_empty()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

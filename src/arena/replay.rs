@@ -3,7 +3,7 @@
 //! them, as if one run had played them.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::openings::ArenaGame;
 use super::record::{Record, RecordError};
@@ -52,6 +52,9 @@ fn replay(
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
+    if let Some(twice) = given_twice(paths) {
+        return Err(ArenaError::RecordTwice(twice.to_path_buf()));
+    }
     let files = paths
         .iter()
         .map(|path| {
@@ -70,6 +73,18 @@ fn replay(
         GameKind::Uttt => replay_game::<crate::rules::Position>(&files, merge, sprt, out),
         GameKind::Super15 => replay_game::<crate::super15::Position>(&files, merge, sprt, out),
     }
+}
+
+/// The first file of `paths` that an earlier one names too (the same
+/// file by another path counts, where both can be resolved).
+fn given_twice(paths: &[PathBuf]) -> Option<&Path> {
+    let resolved: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    (1..paths.len())
+        .find(|&i| resolved[..i].contains(&resolved[i]))
+        .map(|i| paths[i].as_path())
 }
 
 /// Prints the summary of the games of `files` (name, games) of game `G`
@@ -209,6 +224,23 @@ mod tests {
                 a.display()
             )
         );
+        // A file given twice, under its own name or another path.
+        for again in [a.clone(), dir.join(".").join("a.pgn")] {
+            let err = replay(
+                &[a.clone(), b.clone(), again.clone()],
+                true,
+                None,
+                &mut Vec::new(),
+            )
+            .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{} is given twice: give each shard's record once",
+                    again.display()
+                )
+            );
+        }
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
         let err = replay(&[a.clone(), b.clone()], true, Some(&sprt), &mut Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");

@@ -38,6 +38,9 @@ pub(super) fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> 
     let games_started = AtomicU64::new(0);
     let mut referee = Referee::new(plan, &flags, &games_started, record);
     referee.progress.line(&plan.describe());
+    for warning in plan.warnings() {
+        referee.progress.line(&format!("warning: {warning}"));
+    }
     if let Err(e) = signals {
         referee.progress.line(&format!("warning: {e}"));
     }

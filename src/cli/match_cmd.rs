@@ -86,7 +86,9 @@ Openings:
   be even. --openings FILE is read in order and reused from the top when the
   match has more pairs than the file has lines; --random-plies N makes a
   fresh opening per pair. Without either, every game starts from the empty
-  board (the game's start position).
+  board (the game's start position). With nodes limits for every engine,
+  fewer openings than pairs per pairing draw a warning: an engine that
+  searches the same way each time (Ultimo does) repeats the same games.
 
 Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
   Every game is appended to FILE in PGN as it finishes (the file is created
