@@ -7,6 +7,7 @@ pub mod bench;
 pub mod datagen;
 mod error;
 pub mod match_cmd;
+pub mod perft;
 pub mod play;
 
 pub use error::{CliError, ValueError};
@@ -101,18 +102,7 @@ enum Command {
     /// and near-end positions) is searched with the same node budget from a
     /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
     /// the node count is a checksum of the search's behaviour.
-    Bench {
-        /// Search threads
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
-        /// The game (its own positions)
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        /// How leaves are valued (Ultimate Tic-Tac-Toe; Super 1 al 5 has
-        /// only playouts)
-        #[arg(long, value_enum, default_value_t = datagen::EvalKind::Playout)]
-        eval: datagen::EvalKind,
-    },
+    Bench(bench::BenchArgs),
     /// Self-play games for training the net, into a data file
     ///
     /// Each game opens with random plies (seeded by --seed plus the game's
@@ -130,20 +120,9 @@ enum Command {
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
     /// Prints one line per root move with --divide, then the time and
-    /// leaves per second, and last `total <leaves>`.
-    Perft {
-        /// Plies to look ahead (0-81)
-        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
-        depth: u32,
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        #[command(flatten)]
-        position: PositionArgs,
-        /// Print the count below each legal move
-        #[arg(long)]
-        divide: bool,
-    },
+    /// leaves per second, and last `total <leaves>`; --json prints all of
+    /// it as one JSON object.
+    Perft(perft::PerftArgs),
     /// Play on CodinGame: its turn loop on stdin/stdout
     ///
     /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
@@ -280,28 +259,10 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
-        Some(Command::Bench {
-            threads,
-            game,
-            eval,
-        }) => {
-            let mut out = io::stdout().lock();
-            match game {
-                GameKind::Uttt => bench::run(threads as usize, eval, &mut out).map(|_| ()),
-                GameKind::Super15 => bench::run_super15(threads as usize, &mut out).map(|_| ()),
-            }
-        }
+        Some(Command::Bench(args)) => bench::main(&args),
         Some(Command::Datagen(args)) => datagen::datagen(&args),
         Some(Command::Train(args)) => datagen::train_cmd(&args),
-        Some(Command::Perft {
-            depth,
-            game,
-            position,
-            divide,
-        }) => match game {
-            GameKind::Uttt => perft::<Position>(depth, &position, divide),
-            GameKind::Super15 => perft::<crate::super15::Position>(depth, &position, divide),
-        },
+        Some(Command::Perft(args)) => perft::main(&args),
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -385,15 +346,6 @@ fn play<G: play::PlayGame>(
             .map_err(file_error(path))?;
     }
     Ok(())
-}
-
-/// `ultimo perft` for one game.
-fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Result<(), CliError> {
-    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
-    let mut out = io::stdout().lock();
-    crate::display::perft::run(&pos, depth, divide, &mut out)
-        .and_then(|_| out.flush())
-        .map_err(CliError::from)
 }
 
 /// A searcher for the tools: with `options`, or, when `eval` asks for the
