@@ -314,3 +314,57 @@ fn the_net_searches_with_and_without_its_policy() {
     engine.send("quit");
     assert_eq!(engine.wait_exit(wait), Some(0));
 }
+
+#[test]
+fn version_completions_and_man_pages() {
+    let (code, out, err) = run(&["--version"], "");
+    assert_eq!(code, 0, "{err}");
+    let net = ultimo::net::Net::builtin().version();
+    assert!(
+        out.starts_with(&format!("ultimo {} (", env!("CARGO_PKG_VERSION")))
+            && out.ends_with(&format!("net {net})\n")),
+        "{out}"
+    );
+    // Built in a git checkout: the commit is named.
+    if std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.git")).exists() {
+        assert!(out.contains("(commit "), "{out}");
+    }
+    for (shell, says) in [
+        ("bash", "_ultimo()"),
+        ("zsh", "#compdef ultimo"),
+        ("fish", "complete -c ultimo"),
+    ] {
+        let (code, out, err) = run(&["completions", shell], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(says), "{shell}: {out}");
+        assert!(
+            out.contains("analyze") && out.contains("multipv"),
+            "{shell}"
+        );
+    }
+    let (code, _, err) = run(&["completions", "tcsh"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["man"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(".TH ultimo 1 ") && out.contains(".SH SYNOPSIS"),
+        "{out}"
+    );
+    let dir = common::TempDir::new("man");
+    let pages = dir.file("man1");
+    let (code, out, err) = run(&["man", "--dir", &pages], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().any(|l| l.ends_with("ultimo-analyze.1")),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(dir.dir().join("man1").join("ultimo-train.1")).unwrap();
+    assert!(
+        page.contains(".TH ultimo-train 1 ") && page.contains(&format!("net {net})")),
+        "{page}"
+    );
+}

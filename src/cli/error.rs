@@ -115,6 +115,14 @@ pub enum CliError {
         /// Why.
         source: io::Error,
     },
+    /// A file or folder cannot be written.
+    #[error("cannot write to {}: {source}", .path.display())]
+    WriteFile {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),

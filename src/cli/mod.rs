@@ -1,10 +1,12 @@
 //! The command line: the protocol loop with no arguments, and the tools for
-//! people as subcommands (analyze, play, match, bench, perft, codingame,
-//! riddles). Each subcommand is a thin front end over the layers below.
+//! people as subcommands (analyze, play, match, gui, bench, datagen, train,
+//! perft, codingame, riddles, completions, man). Each subcommand is a thin
+//! front end over the layers below.
 
 pub mod analyze;
 pub mod bench;
 pub mod datagen;
+pub mod docs;
 mod error;
 pub mod match_cmd;
 pub mod perft;
@@ -33,7 +35,7 @@ use std::sync::Arc;
 /// With no subcommand, Ultimo speaks its UCI/UGI-style protocol on standard
 /// input and output (see protocol.md), for GUIs and tournament runners.
 #[derive(Parser)]
-#[command(name = "ultimo", version, about, long_about)]
+#[command(name = "ultimo", version = docs::version(), about, long_about)]
 pub struct Cli {
     /// The game the protocol loop starts with (`setoption name Game`
     /// changes it)
@@ -149,6 +151,19 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    ///
+    /// For example, for bash: `ultimo completions bash >
+    /// ~/.local/share/bash-completion/completions/ultimo`; for zsh, into a
+    /// folder of $fpath as `_ultimo`; for fish:
+    /// `~/.config/fish/completions/ultimo.fish`.
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page, or write one per command with --dir
+    ///
+    /// `ultimo man | man -l -` reads it at once; `ultimo man --dir DIR`
+    /// writes ultimo.1 and ultimo-analyze.1, ultimo-match.1 and so on, for a
+    /// folder of MANPATH (e.g. ~/.local/share/man/man1).
+    Man(docs::ManArgs),
 }
 
 /// A starting position: a FEN and moves played from it.
@@ -281,6 +296,8 @@ pub fn main() -> ExitCode {
             )
             .map_err(CliError::from)
         }
+        Some(Command::Completions(args)) => docs::completions(&args),
+        Some(Command::Man(args)) => docs::man(&args),
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
             &mut io::stdin().lock(),
