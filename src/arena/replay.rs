@@ -224,23 +224,6 @@ mod tests {
                 a.display()
             )
         );
-        // A file given twice, under its own name or another path.
-        for again in [a.clone(), dir.join(".").join("a.pgn")] {
-            let err = replay(
-                &[a.clone(), b.clone(), again.clone()],
-                true,
-                None,
-                &mut Vec::new(),
-            )
-            .unwrap_err();
-            assert_eq!(
-                err.to_string(),
-                format!(
-                    "{} is given twice: give each shard's record once",
-                    again.display()
-                )
-            );
-        }
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
         let err = replay(&[a.clone(), b.clone()], true, Some(&sprt), &mut Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");
@@ -258,6 +241,34 @@ mod tests {
             err.to_string().contains("game 1 again (first on line 1)"),
             "{err}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn merge_refuses_a_file_given_twice() {
+        let dir = std::env::temp_dir().join(format!("ultimo-twice-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.pgn"), dir.join("b.pgn"));
+        for path in [&a, &b] {
+            std::fs::write(path, "[Round \"1\"]\n\n1. e5 *\n").unwrap();
+        }
+        // A file given twice, under its own name or another path.
+        for again in [a.clone(), dir.join(".").join("a.pgn")] {
+            let err = replay(
+                &[a.clone(), b.clone(), again.clone()],
+                true,
+                None,
+                &mut Vec::new(),
+            )
+            .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{} is given twice: give each shard's record once",
+                    again.display()
+                )
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
