@@ -1,4 +1,4 @@
-//! The command line: help, perft and bench, through the real binary.
+//! The command line: help, errors, perft and bench (text and JSON), --version, completions and man pages, through the real binary.
 
 mod common;
 
