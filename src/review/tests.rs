@@ -33,13 +33,19 @@ fn moves(texts: &[&str]) -> Vec<Move> {
 }
 
 fn planted() -> Review<Position> {
+    planted_with_book(0)
+}
+
+/// The review of the planted game at 20,000 nodes a position, its first
+/// `book` moves book moves.
+fn planted_with_book(book: usize) -> Review<Position> {
     let start: Position = PLANTED_FEN.parse().unwrap();
     let mut heard = Vec::new();
     let review = review(
         &mut searcher(start),
         start,
         &moves(&PLANTED_MOVES),
-        0,
+        book,
         &nodes(20_000),
         &Control::new(),
         &mut |p| heard.push((p.index, p.total)),
@@ -318,16 +324,7 @@ fn annotates_a_pgn_game_with_notes_nags_and_best_moves() {
 fn book_moves_are_shown_but_not_judged() {
     // The planted blunder (the fifth move) played as a book move.
     let start: Position = PLANTED_FEN.parse().unwrap();
-    let review = review(
-        &mut searcher(start),
-        start,
-        &moves(&PLANTED_MOVES),
-        5,
-        &nodes(20_000),
-        &Control::new(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let review = planted_with_book(5);
     assert_eq!(review.moves.len(), 6);
     let blunder = &review.moves[4];
     assert!(blunder.book);
