@@ -35,7 +35,7 @@ use std::sync::Arc;
 /// With no subcommand, Ultimo speaks its UCI/UGI-style protocol on standard
 /// input and output (see protocol.md), for GUIs and tournament runners.
 #[derive(Parser)]
-#[command(name = "ultimo", version = docs::version(), about, long_about)]
+#[command(name = "ultimo", version = docs::VERSION, about, long_about)]
 pub struct Cli {
     /// The game the protocol loop starts with (`setoption name Game`
     /// changes it)
