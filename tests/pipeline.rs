@@ -109,6 +109,10 @@ fn datagen_train_and_load_a_net() {
         );
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("epoch   2") && out.contains("top-1"), "{out}");
+        assert!(
+            out.contains("s, about ") && out.contains(" left\n"),
+            "{out}"
+        );
         assert!(out.contains("(net tiny-"), "{out}");
     }
     assert_eq!(
@@ -130,4 +134,39 @@ fn datagen_train_and_load_a_net() {
             .any(|l| l.starts_with("id name") && l.contains("(net tiny-")),
         "{out}"
     );
+}
+
+#[test]
+fn train_refuses_a_bad_name_or_out_before_training() {
+    let tmp = TempDir::new("train-args");
+    let data = tmp.file("missing-data.bin");
+    let missing = tmp.dir().join("no-such-folder");
+    let out = missing.join("net.nnue");
+    let out = out.to_str().unwrap();
+    // The folder is checked first, before the data is even read.
+    let (code, stdout, err) = run(&["train", "--data", &data, "--out", out], "");
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        err.starts_with(&format!(
+            "error: invalid value '{out}' for '--out <OUT>': the folder '{}' does not exist: make it first",
+            missing.display()
+        )),
+        "{err}"
+    );
+    let net = tmp.file("net.nnue");
+    for name in ["my net", "a-name-longer-than-16"] {
+        let (code, _, err) = run(
+            &["train", "--data", &data, "--out", &net, "--name", name],
+            "",
+        );
+        assert_eq!(code, 2);
+        assert!(
+            err.starts_with(&format!(
+                "error: invalid value '{name}' for '--name <NAME>': '{name}' is not a net name: use 1 to 16 printable ASCII characters without spaces"
+            )),
+            "{err}"
+        );
+    }
+    assert!(!std::path::Path::new(&net).exists());
 }

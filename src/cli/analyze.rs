@@ -28,19 +28,19 @@ use crate::search::{Control, Limits, Options, Report, Searcher};
 #[command(after_long_help = REVIEW_HELP)]
 #[command(group(clap::ArgGroup::new("whole_game").args(["review", "pgn"]).multiple(true)))]
 pub struct AnalyzeArgs {
-    /// The game
-    #[arg(long, value_enum, default_value_t)]
+    /// The game (with --pgn, the file's Variant tag names it)
+    #[arg(long, value_enum, default_value_t, conflicts_with = "pgn")]
     game: GameKind,
     #[command(flatten)]
     position: PositionArgs,
     /// Thinking time in seconds: for the position (default 3 when --nodes
     /// is not given), or for each position of a game
     /// (--review, --pgn; default 1)
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
     time: Option<Duration>,
     /// Iterations to search (for each position of a game with --review,
     /// --pgn)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     nodes: Option<u64>,
     /// Search until Ctrl-C, then leave the last table (exit 0)
     #[arg(long, conflicts_with_all = ["time", "nodes", "review"])]
@@ -65,8 +65,10 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON instead of tables
     #[arg(long)]
     json: bool,
-    /// Moves shown in the table
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
+    /// Moves shown in the table (one position; a review judges the best
+    /// move only)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81),
+          conflicts_with = "whole_game")]
     multipv: u16,
     #[command(flatten)]
     search: SearchArgs,
@@ -87,6 +89,9 @@ Whole-game review (--review, or --pgn FILE):
   own best. Marks: ?! inaccuracy (loss >= 0.10), ? mistake (>= 0.20),
   ?? blunder (>= 0.30), lichess's thresholds. The table has one row per
   move (the engine's best move where it differs), then a summary per side.
+  The opening moves of a --pgn game marked {book} (as `ultimo match` marks
+  its openings) are shown with the mark `book` but not judged: no loss, and
+  not counted in the summary.
   Progress goes to stderr; Ctrl-C stops early and prints what was judged.";
 
 /// What to analyse and how long.
@@ -142,6 +147,12 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
             games: games.len(),
         });
     };
+    if game.moves.is_empty() {
+        return Err(CliError::NoMovesInGame {
+            file: file.to_path_buf(),
+            number,
+        });
+    }
     match game.kind() {
         Some(GameKind::Super15) => review_pgn::<crate::super15::Position>(args, game, &name),
         // Replaying refuses a Variant that is none of ours.
@@ -156,11 +167,16 @@ fn review_pgn<G: Board + NetGame + PgnNotation>(
     file: &str,
 ) -> Result<(), CliError> {
     let replayed = Replayed::<G>::new(game, file)?;
-    review_and_print(args, replayed.start, replayed.moves, game.clone())
+    // The opening's book moves ({book}) are not the players' choice.
+    let book = replayed.annotations.iter().take_while(|a| a.book).count();
+    review_and_print(args, replayed.start, replayed.moves, book, game.clone())
 }
 
 fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
+        if args.position.moves.is_empty() {
+            return Err(CliError::NoMovesToReview);
+        }
         let start: G = position_from(args.position.fen.as_deref(), &[])?;
         // Every move checked with the usual messages first.
         position_from::<G>(args.position.fen.as_deref(), &args.position.moves)?;
@@ -176,7 +192,7 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
                 pgn::date_from_unix(d.as_secs())
             });
         let game = review::new_game(&start, &moves, "ultimo analyze", &today);
-        return review_and_print(args, start, moves, game);
+        return review_and_print(args, start, moves, 0, game);
     }
     let options = Options {
         move_overhead: Duration::ZERO,
@@ -215,12 +231,14 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
     }
 }
 
-/// Reviews the game `start` + `moves`, prints the review and, with
-/// `--pgnout`, appends `game` (its PGN) annotated to that file.
+/// Reviews the game `start` + `moves` (the first `book` of them book
+/// moves, not judged), prints the review and, with `--pgnout`, appends
+/// `game` (its PGN) annotated to that file.
 fn review_and_print<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,
+    book: usize,
     mut game: PgnGame,
 ) -> Result<(), CliError> {
     let limits = super::limits(args.time, args.nodes, DEFAULT_REVIEW_TIME);
@@ -236,6 +254,7 @@ fn review_and_print<G: Board + NetGame + PgnNotation>(
     let settings = ReviewSettings {
         start,
         moves,
+        book,
         limits,
         options: Options {
             move_overhead: Duration::ZERO,
@@ -378,6 +397,9 @@ pub struct ReviewSettings<G: Game = Position> {
     pub start: G,
     /// The game's moves.
     pub moves: Vec<G::Move>,
+    /// How many of the first moves are the opening's book moves (not
+    /// judged).
+    pub book: usize,
     /// Search limits per position.
     pub limits: Limits,
     /// Search options.
@@ -430,6 +452,7 @@ pub fn run_review<G: NetGame>(
                 searcher,
                 settings.start,
                 &settings.moves,
+                settings.book,
                 &settings.limits,
                 control,
                 &mut on_progress,

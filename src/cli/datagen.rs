@@ -208,12 +208,12 @@ pub struct TrainArgs {
     /// Data files from ultimo datagen
     #[arg(long, num_args = 1.., required = true)]
     data: Vec<PathBuf>,
-    /// The net file to write
-    #[arg(long)]
+    /// The net file to write (its folder must exist)
+    #[arg(long, value_parser = train::parse_out)]
     out: PathBuf,
-    /// The net's name (up to 16 printable ASCII characters), shown in its
-    /// version
-    #[arg(long, default_value = "net")]
+    /// The net's name (1 to 16 printable ASCII characters, no spaces),
+    /// shown in its version
+    #[arg(long, default_value = "net", value_parser = train::parse_name)]
     name: String,
     /// Passes over the data
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10000))]
@@ -282,17 +282,7 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let mut io_error = None;
     let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
-        let r = writeln!(
-            out,
-            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  policy {:.4}  top-1 {:.1}%  {:.0} s",
-            e.epoch,
-            e.train_loss,
-            e.valid_loss,
-            e.valid_mse,
-            e.valid_policy,
-            100.0 * e.valid_top1,
-            start.elapsed().as_secs_f64()
-        );
+        let r = writeln!(out, "{}", e.line(args.epochs, start.elapsed()));
         if let Err(e) = r {
             io_error.get_or_insert(e);
         }

@@ -74,6 +74,19 @@ pub enum CliError {
         /// The games in the file.
         games: usize,
     },
+    /// `--review` without moves.
+    #[error(
+        "nothing to review: give the game's moves with --moves (from --fen or the start), or a game with --pgn FILE"
+    )]
+    NoMovesToReview,
+    /// The `--pgn` game to review has no moves.
+    #[error("game {number} of {} has no moves to review", .file.display())]
+    NoMovesInGame {
+        /// The file.
+        file: std::path::PathBuf,
+        /// The game, from 1.
+        number: usize,
+    },
     /// The `--pgnout` file cannot be written.
     #[error("cannot write {}: {source}", .file.display())]
     WritePgn {
@@ -98,6 +111,14 @@ pub enum CliError {
     PgnOut {
         /// The file.
         path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// A file or folder cannot be written.
+    #[error("cannot write to {}: {source}", .path.display())]
+    WriteFile {
+        /// The file or folder.
+        path: std::path::PathBuf,
         /// Why.
         source: io::Error,
     },

@@ -1,12 +1,15 @@
 //! The command line: the protocol loop with no arguments, and the tools for
-//! people as subcommands (analyze, play, match, bench, perft, codingame,
-//! riddles). Each subcommand is a thin front end over the layers below.
+//! people as subcommands (analyze, play, match, gui, bench, datagen, train,
+//! perft, codingame, riddles, completions, man). Each subcommand is a thin
+//! front end over the layers below.
 
 pub mod analyze;
 pub mod bench;
 pub mod datagen;
+pub mod docs;
 mod error;
 pub mod match_cmd;
+pub mod perft;
 pub mod play;
 
 pub use error::{CliError, ValueError};
@@ -22,7 +25,6 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::display::Style;
-use crate::display::board::Board;
 use crate::engine::{AsyncSearcher, Eval, NetGame, Setup};
 use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
@@ -33,7 +35,7 @@ use crate::search::{Limits, Options};
 /// With no subcommand, Ultimo speaks its UCI/UGI-style protocol on standard
 /// input and output (see protocol.md), for GUIs and tournament runners.
 #[derive(Parser)]
-#[command(name = "ultimo", version, about, long_about)]
+#[command(name = "ultimo", version = docs::VERSION, about, long_about)]
 pub struct Cli {
     /// The game the protocol loop starts with (`setoption name Game`
     /// changes it)
@@ -82,18 +84,7 @@ enum Command {
     /// and near-end positions) is searched with the same node budget from a
     /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
     /// the node count is a checksum of the search's behaviour.
-    Bench {
-        /// Search threads
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
-        /// The game (its own positions)
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        /// How leaves are valued (Ultimate Tic-Tac-Toe; Super 1 al 5 has
-        /// only playouts)
-        #[arg(long, value_enum, default_value_t = Eval::Playout)]
-        eval: Eval,
-    },
+    Bench(bench::BenchArgs),
     /// Self-play games for training the net, into a data file
     ///
     /// Each game opens with random plies (seeded by --seed plus the game's
@@ -111,20 +102,9 @@ enum Command {
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
     /// Prints one line per root move with --divide, then the time and
-    /// leaves per second, and last `total <leaves>`.
-    Perft {
-        /// Plies to look ahead (0-81)
-        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
-        depth: u32,
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        #[command(flatten)]
-        position: PositionArgs,
-        /// Print the count below each legal move
-        #[arg(long)]
-        divide: bool,
-    },
+    /// leaves per second, and last `total <leaves>`; --json prints all of
+    /// it as one JSON object.
+    Perft(perft::PerftArgs),
     /// Play on CodinGame: its turn loop on stdin/stdout
     ///
     /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
@@ -151,6 +131,19 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    ///
+    /// For example, for bash: `ultimo completions bash >
+    /// ~/.local/share/bash-completion/completions/ultimo`; for zsh, into a
+    /// folder of $fpath as `_ultimo`; for fish:
+    /// `~/.config/fish/completions/ultimo.fish`.
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page, or write one per command with --dir
+    ///
+    /// `ultimo man | man -l -` reads it at once; `ultimo man --dir DIR`
+    /// writes ultimo.1 and ultimo-analyze.1, ultimo-match.1 and so on, for a
+    /// folder of MANPATH (e.g. ~/.local/share/man/man1).
+    Man(docs::ManArgs),
 }
 
 /// `ultimo play`'s arguments.
@@ -164,7 +157,7 @@ struct PlayArgs {
     side: Player,
     /// The engine's thinking time per move, in seconds (default 1 when
     /// --nodes is not given)
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
     time: Option<Duration>,
     /// The engine's iterations per move (a fixed, repeatable strength;
     /// hints search as many)
@@ -274,28 +267,10 @@ pub fn main() -> ExitCode {
         },
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
-        Some(Command::Bench {
-            threads,
-            game,
-            eval,
-        }) => {
-            let mut out = io::stdout().lock();
-            match game {
-                GameKind::Uttt => bench::run(threads as usize, eval, &mut out).map(|_| ()),
-                GameKind::Super15 => bench::run_super15(threads as usize, &mut out).map(|_| ()),
-            }
-        }
+        Some(Command::Bench(args)) => bench::main(&args),
         Some(Command::Datagen(args)) => datagen::datagen(&args),
         Some(Command::Train(args)) => datagen::train_cmd(&args),
-        Some(Command::Perft {
-            depth,
-            game,
-            position,
-            divide,
-        }) => match game {
-            GameKind::Uttt => perft::<Position>(depth, &position, divide),
-            GameKind::Super15 => perft::<crate::super15::Position>(depth, &position, divide),
-        },
+        Some(Command::Perft(args)) => perft::main(&args),
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -314,6 +289,8 @@ pub fn main() -> ExitCode {
             )
             .map_err(CliError::from)
         }
+        Some(Command::Completions(args)) => docs::completions(&args),
+        Some(Command::Man(args)) => docs::man(&args),
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
             &mut io::stdin().lock(),
@@ -375,19 +352,6 @@ fn play<G: play::PlayGame>(args: &PlayArgs) -> Result<(), CliError> {
             .map_err(file_error(path))?;
     }
     Ok(())
-}
-
-/// `ultimo perft` for one game.
-fn perft<G: Board + PgnNotation>(
-    depth: u32,
-    position: &PositionArgs,
-    divide: bool,
-) -> Result<(), CliError> {
-    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
-    let mut out = io::stdout().lock();
-    crate::display::perft::run(&pos, depth, divide, &mut out)
-        .and_then(|_| out.flush())
-        .map_err(CliError::from)
 }
 
 /// A searcher for the tools: with `options`, or, when `eval` asks for the

@@ -12,7 +12,7 @@
 //! map) and proven results directly, and short searches that keep their
 //! tree give the first analysis line within a tenth of a second. Other engines are processes
 //! driven over UGI/UCI with the match runner's code
-//! ([`crate::arena::engine::Engine`]), their `info` lines read while they
+//! ([`crate::arena::engine::EngineProcess`]), their `info` lines read while they
 //! think.
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
 use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
@@ -184,7 +184,7 @@ struct Ultimo {
 enum Backend {
     Ultimo(Ultimo),
     /// A process, and the game it was told to play.
-    External(Engine, GameKind),
+    External(EngineProcess, GameKind),
 }
 
 /// The worker's loop: jobs until the channel closes or the engine fails.
@@ -247,7 +247,8 @@ fn start(choice: &EngineChoice) -> Result<Backend, Failure> {
         EngineChoice::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
         EngineChoice::External(spec) => {
             let never = AtomicBool::new(false);
-            let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
+            let mut engine =
+                EngineProcess::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
             engine
                 .new_game(START_TIMEOUT, &never)
                 .map_err(|e| fail(&e))?;
@@ -285,7 +286,7 @@ fn searcher<G: GuiGame>(
 /// `setoption name Game value ...`, a new game, and `readyok`; an engine
 /// that answers `info string error` does not play that game.
 fn switch_game(
-    engine: &mut Engine,
+    engine: &mut EngineProcess,
     current: &mut GameKind,
     wanted: GameKind,
 ) -> Result<(), Failure> {
@@ -609,7 +610,7 @@ pub fn parse_info<G: GuiGame>(line: &str, side: Player) -> Option<(usize, LineVi
 
 /// Waits for `bestmove` after `stop`; an engine that does not answer is
 /// hung.
-fn stop_engine(engine: &mut Engine) -> Result<(), Failure> {
+fn stop_engine(engine: &mut EngineProcess) -> Result<(), Failure> {
     let never = AtomicBool::new(false);
     engine.send("stop").map_err(process)?;
     engine
@@ -633,7 +634,7 @@ fn process(e: EngineError) -> Failure {
 /// for an analysis), and the lines reported. `None` for a whole-game
 /// analysis, which is Ultimo's.
 fn start_task(
-    engine: &mut Engine,
+    engine: &mut EngineProcess,
     task: &Task,
     side: Player,
 ) -> Result<Option<(String, Option<Duration>, usize)>, Failure> {
@@ -723,7 +724,7 @@ impl Heard {
 /// Carries out `task` with an engine process: its move, checked by the
 /// rules, or its analysis passed on while it thinks.
 fn external_job<G: GuiGame>(
-    engine: &mut Engine,
+    engine: &mut EngineProcess,
     line: &Line<G>,
     task: &Task,
     ctx: &Ctx,
