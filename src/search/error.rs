@@ -38,7 +38,7 @@ pub enum SearchError {
     NotEnoughMemory {
         /// The hash asked for, in MiB.
         hash_mb: usize,
-        /// The memory the trees could have, in MiB.
+        /// The memory the tree could have, in MiB.
         available_mb: u64,
     },
     /// The operating system refused to start the search threads.

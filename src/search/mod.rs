@@ -390,8 +390,10 @@ impl<M: Copy> Report<M> {
     }
 }
 
-/// The cores this process may use.
-fn cores() -> usize {
+/// The cores this process may use (at least 1): the most search threads
+/// that run at once, and the thread count of the tools that use every core
+/// unless told otherwise (`analyze`, `play`, the GUI's engine).
+pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

@@ -293,18 +293,29 @@ fn reuse_gives_the_fresh_answer() {
 fn searchmoves_restricts_the_root() {
     let pos = Position::startpos();
     let allowed: Vec<Move> = ["a1", "i9"].iter().map(|m| m.parse().unwrap()).collect();
-    let mut s = searcher(1, 16, 0);
-    let report = s.search(&pos, &nodes(5_000), &allowed, &Control::new(), &mut |_| {});
-    assert_eq!(report.lines.len(), 2);
-    assert!(allowed.contains(&report.best_move().unwrap()));
-    assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 5_000);
+    for threads in [1, 4] {
+        let mut s = forced(threads, 16, 0);
+        let report = s.search(&pos, &nodes(5_000), &allowed, &Control::new(), &mut |_| {});
+        assert_eq!(report.lines.len(), 2);
+        assert!(allowed.contains(&report.best_move().unwrap()));
+        assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 5_000);
+    }
 }
 
 #[test]
 fn lines_cover_every_move_best_first() {
+    // One thread, and four on the shared tree (multi-PV, WDL and the
+    // ponder move come from the one tree either way).
+    for threads in [1, 4] {
+        lines_cover_every_move(threads);
+    }
+}
+
+fn lines_cover_every_move(threads: usize) {
     let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
-    let report = run(&mut searcher(1, 16, 0), &pos, &nodes(20_000));
+    let report = run(&mut forced(threads, 16, 0), &pos, &nodes(20_000));
     assert_eq!(report.lines.len(), 8);
+    assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 20_000);
     for pair in report.lines.windows(2) {
         assert!(pair[0].visits >= pair[1].visits);
     }
