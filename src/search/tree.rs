@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use super::node::{DRAW, EXPANDING, LOSS, Node, Padded, zeroed};
 use super::{Evaluator, Params, SearchError};
-use crate::game::{ChildCount, Game, Player, Verdict};
+use crate::game::{Game, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
 /// visit counts (and half-point scores, at most twice the visits) never
@@ -631,20 +631,23 @@ impl<G: Game> Tree<G> {
     /// Picks the child of `idx` to descend into: UCT with first-play
     /// urgency (PUCT with priors), skipping children proven lost for the
     /// player choosing. `pending` (visits, score) are the thread's own not
-    /// yet added to `idx`; `values` is scratch.
+    /// yet added to `idx`, and `child_pending` its children's (empty, or
+    /// one pair per child: the root's with several threads); `values` is
+    /// scratch.
     #[inline]
     pub fn select(
         &self,
         idx: usize,
         params: &Params,
         pending: (u32, u32),
+        child_pending: &[(u32, u32)],
         values: &mut Vec<f32>,
     ) -> usize {
         let node = self.node(idx);
         let (visits, score) = node.stats();
         let (visits, score) = (visits + pending.0, score + pending.1);
         if self.with_priors() {
-            return self.select_puct(idx, visits, score, params);
+            return self.select_puct(idx, visits, score, params, child_pending);
         }
         let explore = params.exploration * sqrt_ln(visits);
         let range = node.children();
@@ -652,8 +655,18 @@ impl<G: Game> Tree<G> {
         let children = &self.nodes[range];
         let fpu = params.fpu;
         let half = 0.5 / self.unit as f32;
-        let value = |child: &Node<G::Move, G::ChildCount>| uct(child, explore, fpu, half);
-        let best = if children.len() <= 16 {
+        let value = |child: &Node<G::Move, G::ChildCount>| {
+            uct(child.stats(), child.proof_code(), explore, fpu, half)
+        };
+        let best = if !child_pending.is_empty() {
+            values.clear();
+            values.extend(children.iter().zip(child_pending).map(|(child, &(n, s))| {
+                let (visits, score) = child.stats();
+                let stats = (visits + n, score + s);
+                uct(stats, child.proof_code(), explore, fpu, half)
+            }));
+            argmax(values)
+        } else if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
             let mut top = f32::NEG_INFINITY;
@@ -671,25 +684,10 @@ impl<G: Game> Tree<G> {
             // child that has it.
             values.clear();
             values.extend(children.iter().map(value));
-            let mut lanes = [f32::NEG_INFINITY; 8];
-            let chunks = values.chunks_exact(8);
-            let rest = chunks.remainder();
-            for chunk in chunks {
-                for (lane, &v) in lanes.iter_mut().zip(chunk) {
-                    *lane = if v > *lane { v } else { *lane };
-                }
-            }
-            for (lane, &v) in lanes.iter_mut().zip(rest) {
-                *lane = if v > *lane { v } else { *lane };
-            }
-            let mut top = lanes[0];
-            for &v in &lanes[1..] {
-                top = if v > top { v } else { top };
-            }
-            values.iter().position(|&v| v == top).unwrap_or(0)
+            argmax(values)
         };
         if idx == 0 && !self.root_allowed[best] {
-            return self.select_allowed(first, explore, fpu, half);
+            return self.select_allowed(first, explore, fpu, half, child_pending);
         }
         first + best
     }
@@ -698,7 +696,14 @@ impl<G: Game> Tree<G> {
     /// `q + c * prior * sqrt(N) / (1 + n)`, an unvisited child's `q` being
     /// the parent's less [`Params::fpu_reduction`]; proven losses for the
     /// player choosing (and, at the root, moves not allowed) skipped.
-    fn select_puct(&self, idx: usize, visits: u32, score: u32, params: &Params) -> usize {
+    fn select_puct(
+        &self,
+        idx: usize,
+        visits: u32,
+        score: u32,
+        params: &Params,
+        child_pending: &[(u32, u32)],
+    ) -> usize {
         let node = self.node(idx);
         let half = 0.5 / self.unit as f32;
         let parent_q = if visits > 0 {
@@ -722,6 +727,10 @@ impl<G: Game> Tree<G> {
                 continue;
             }
             let (n, s) = child.stats();
+            let (n, s) = match child_pending.get(k) {
+                Some(&(dn, ds)) => (n + dn, s + ds),
+                None => (n, s),
+            };
             let q = if proof == DRAW {
                 0.5
             } else if n == 0 {
@@ -741,12 +750,28 @@ impl<G: Game> Tree<G> {
 
     /// Root selection when the search is restricted to some moves.
     #[cold]
-    fn select_allowed(&self, first: usize, explore: f32, fpu: f32, half: f32) -> usize {
+    fn select_allowed(
+        &self,
+        first: usize,
+        explore: f32,
+        fpu: f32,
+        half: f32,
+        child_pending: &[(u32, u32)],
+    ) -> usize {
         let n = self.root().num_children();
         let mut best = first;
         let mut best_value = f32::NEG_INFINITY;
         for k in (0..n).filter(|&k| self.root_allowed[k]) {
-            let value = uct(self.node(first + k), explore, fpu, half);
+            let child = self.node(first + k);
+            let (visits, score) = child.stats();
+            let (n, s) = child_pending.get(k).copied().unwrap_or((0, 0));
+            let value = uct(
+                (visits + n, score + s),
+                child.proof_code(),
+                explore,
+                fpu,
+                half,
+            );
             if value > best_value {
                 best_value = value;
                 best = first + k;
@@ -827,16 +852,14 @@ fn finite_or_zero(p: f32) -> f32 {
     if p.is_finite() { p } else { 0.0 }
 }
 
-/// A child's UCT value, `q + explore / sqrt(n)` with `q = half * score / n`
+/// A child's UCT value from its stats and proof code, `q + explore / sqrt(n)` with `q = half * score / n`
 /// (`half` is 1/2 over the tree's score unit)
 /// (a proven draw counts as `q = 1/2`), computed as
 /// `(score / 2 / sqrt(n) + explore) / sqrt(n)`; `fpu` when unvisited; minus
 /// infinity when proven lost for the player choosing. `explore` is
 /// `c * sqrt(ln N)` for the parent's `N` visits.
 #[inline(always)]
-fn uct<M: Copy, C: ChildCount>(child: &Node<M, C>, explore: f32, fpu: f32, half: f32) -> f32 {
-    let (visits, score) = child.stats();
-    let proof = child.proof_code();
+fn uct((visits, score): (u32, u32), proof: u8, explore: f32, fpu: f32, half: f32) -> f32 {
     let inv = inv_sqrt(visits);
     let half_score = if proof == DRAW {
         0.5 * visits as f32
@@ -853,6 +876,29 @@ fn uct<M: Copy, C: ChildCount>(child: &Node<M, C>, explore: f32, fpu: f32, half:
     } else {
         value
     }
+}
+
+/// The index of the first largest of `values` (0 when empty): their
+/// maximum in a pass that the compiler vectorizes, then the first value
+/// that has it.
+#[inline(always)]
+fn argmax(values: &[f32]) -> usize {
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &v) in lanes.iter_mut().zip(chunk) {
+            *lane = if v > *lane { v } else { *lane };
+        }
+    }
+    for (lane, &v) in lanes.iter_mut().zip(rest) {
+        *lane = if v > *lane { v } else { *lane };
+    }
+    let mut top = lanes[0];
+    for &v in &lanes[1..] {
+        top = if v > top { v } else { top };
+    }
+    values.iter().position(|&v| v == top).unwrap_or(0)
 }
 
 /// The order of the children to play, larger better: proven wins

@@ -15,12 +15,14 @@ use super::tree::{Cursor, Expansion, Tree};
 use super::{Evaluator, Params, Playout};
 use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
 
-/// Virtual visits a thread adds to each node below the root as it
-/// descends, scored as losses for the player who moved into the node, and
-/// takes back when it adds the iteration's result: while a thread is on a
-/// path, the path looks worse and less urgent to the others, so that they
-/// look elsewhere (only with several threads). See the module docs of
-/// [`super`] for the sizes and kinds measured.
+/// Virtual visits a thread adds to each node two plies or more below the
+/// root as it descends (the root's children get none: a thread's visits to
+/// them wait in its own counts, see [`ROOT_FLUSH`]), scored as losses for
+/// the player who moved into the node, and takes back when it adds the
+/// iteration's result: while a thread is on a path, the path looks worse
+/// and less urgent to the others, so that they look elsewhere (only with
+/// several threads). See the module docs of [`super`] for the sizes and
+/// kinds measured.
 pub(crate) const VIRTUAL_LOSS: u32 = 1;
 
 /// What one thread has done in the current search, written by that thread
@@ -99,6 +101,8 @@ pub(crate) struct Worker<G: Game> {
     /// Visits and score this thread has yet to add to the root (see
     /// [`ROOT_FLUSH`]).
     root_pending: (u32, u32),
+    /// The same for each of the root's children.
+    child_pending: Vec<(u32, u32)>,
     /// Iterations left of the budget this thread claimed.
     pub budget: u64,
     game: PhantomData<fn(G)>,
@@ -115,6 +119,7 @@ impl<G: Game> Worker<G> {
             cursor: Cursor::default(),
             root_first: 0,
             root_pending: (0, 0),
+            child_pending: Vec::with_capacity(G::MAX_MOVES),
             budget: 0,
             game: PhantomData,
         }
@@ -125,8 +130,11 @@ impl<G: Game> Worker<G> {
     pub fn begin(&mut self, tree: &Tree<G>, seed: u64) {
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         self.cursor = tree.cursor();
-        self.root_first = tree.root().children().start;
+        let children = tree.root().children();
+        self.root_first = children.start;
         self.root_pending = (0, 0);
+        self.child_pending.clear();
+        self.child_pending.resize(children.len(), (0, 0));
         self.budget = 0;
     }
 
@@ -210,11 +218,20 @@ impl<G: Game> Worker<G> {
                     }
                 }
             }
-            // The root's statistics as this thread knows them.
-            let pending = if idx == 0 { self.root_pending } else { (0, 0) };
-            let child = tree.select(idx, params, pending, &mut self.values);
+            // The root's statistics and its children's as this thread knows
+            // them.
+            let (pending, child_pending) = if idx != 0 {
+                ((0, 0), &[][..])
+            } else if shared {
+                (self.root_pending, &self.child_pending[..])
+            } else {
+                (self.root_pending, &[][..])
+            };
+            let child = tree.select(idx, params, pending, child_pending, &mut self.values);
             let node = tree.node(child);
-            let virtual_visits = if shared {
+            // No virtual loss on the root's children: a thread's visits to
+            // them wait in its own counts (see `ROOT_FLUSH`).
+            let virtual_visits = if shared && idx != 0 {
                 node.add(VIRTUAL_LOSS as i32, 0);
                 VIRTUAL_LOSS
             } else {
@@ -340,6 +357,10 @@ impl<G: Game> Worker<G> {
                 if self.root_pending.0 >= ROOT_FLUSH {
                     self.flush(tree);
                 }
+            } else if d == 1 {
+                let pending = &mut self.child_pending[idx - self.root_first];
+                pending.0 += 1;
+                pending.1 += reward as u32;
             } else {
                 node.add(1 - step.virtual_visits as i32, reward);
             }
@@ -374,19 +395,30 @@ impl<G: Game> Worker<G> {
     }
 }
 
-/// With several threads, each adds its visits to the root this many at a
-/// time: every iteration passes through the root, and a cache line that
-/// every thread writes on every iteration moves between the cores each
-/// time.
+/// With several threads, each adds its visits to the root and to the
+/// root's children this many iterations at a time: every iteration passes
+/// through the root and one of its children, and a cache line that every
+/// thread writes on every iteration moves between the cores each time
+/// (the children's lines are read by every selection at the root). A
+/// thread selects at the root with its own visits added; the others see
+/// them at the next flush.
 const ROOT_FLUSH: u32 = 64;
 
 impl<G: Game> Worker<G> {
-    /// Adds the visits this thread has yet to add to the root (at the end
-    /// of a search, and every [`ROOT_FLUSH`] iterations).
+    /// Adds the visits this thread has yet to add to the root and its
+    /// children (at the end of a search, and every [`ROOT_FLUSH`]
+    /// iterations).
     pub fn flush(&mut self, tree: &Tree<G>) {
         let (visits, score) = std::mem::take(&mut self.root_pending);
         if visits > 0 {
             tree.root().add(visits as i32, score as i64);
+        }
+        for (k, pending) in self.child_pending.iter_mut().enumerate() {
+            let (visits, score) = std::mem::take(pending);
+            if visits > 0 {
+                tree.node(self.root_first + k)
+                    .add(visits as i32, score as i64);
+            }
         }
     }
 }
