@@ -63,11 +63,13 @@
 //!   least one sees both and proves the parent, so no proof is lost on the
 //!   way up. An iteration that finds the root proven by another thread
 //!   does not count.
-//! - Contention: every iteration passes through the root, so each thread
-//!   adds its root visits 64 at a time; the threads' counters and flags
-//!   sit on cache lines of their own. What remains is the traffic on the
-//!   lines of the nodes near the root, which every thread reads and
-//!   writes: on the 2-core development machine (`ultimo bench`, medians of
+//! - Contention: every iteration passes through the root and one of its
+//!   children, so each thread adds its visits to them 64 iterations at a
+//!   time (selecting at the root with its own visits counted); the
+//!   threads' counters and flags sit on cache lines of their own. What
+//!   remains is the traffic on the lines of the nodes two plies and more
+//!   below the root, which every thread reads and writes. Before the
+//!   root's children were batched too, on the 2-core development machine (`ultimo bench`, medians of
 //!   5 runs in one quiet session) 2 threads ran 1.82x the iterations per
 //!   second of 1 with the net (1.01M/s against 553k/s; 1.81x with a tree
 //!   per thread) but 1.38x with playouts (1.90M/s against 1.38M/s; 1.91x
@@ -77,7 +79,11 @@
 //!   of one with the net, 70% with playouts. Still, a tree per thread is
 //!   not kept for playouts: it splits the search (-67 Elo at an equal
 //!   count of iterations), which costs about what the shared tree's lower
-//!   speed does.
+//!   speed does. Batching the root's children's visits as well made 2
+//!   threads faster with playouts in 7 runs of 8 (medians 1.36M/s against
+//!   1.24M/s), no different with the net (655k/s against 615k/s), in two
+//!   sessions too noisy for a ratio to 1 thread (`ultimo bench` with one
+//!   thread varied by 30% between runs on the shared machine).
 //!
 //! With one thread the search is as it was, deterministic under a fixed
 //! seed and node limit (the `ultimo bench` checksum is unchanged): no
