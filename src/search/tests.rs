@@ -59,6 +59,16 @@ fn solve(pos: &Position, depth: u32) -> Option<i32> {
     if unknown { None } else { Some(best) }
 }
 
+/// What [`solve`] gives the opponent after a move proven `verdict` for
+/// the player who made it.
+fn for_opponent(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Win => -1,
+        Verdict::Loss => 1,
+        Verdict::Draw => 0,
+    }
+}
+
 /// Positions from seeded random games where the side to move has a forced
 /// win in exactly `plies` plies (3: a win on its second move).
 fn forced_wins(plies: u32, count: usize) -> Vec<Position> {
@@ -161,11 +171,7 @@ fn proofs_agree_with_exhaustive_search() {
             let mut child = pos;
             child.play(line.mv);
             // The result for the opponent, who moves after `line.mv`.
-            let want = match proven.verdict {
-                Verdict::Win => -1,
-                Verdict::Loss => 1,
-                Verdict::Draw => 0,
-            };
+            let want = for_opponent(proven.verdict);
             assert_eq!(
                 solve(&child, plies - 1),
                 Some(want),
@@ -1128,11 +1134,7 @@ fn eight_threads_prove_what_one_thread_proves() {
             if proven.plies <= 5 {
                 let mut child = *pos;
                 child.play(line.mv);
-                let want = match proven.verdict {
-                    Verdict::Win => -1,
-                    Verdict::Loss => 1,
-                    Verdict::Draw => 0,
-                };
+                let want = for_opponent(proven.verdict);
                 assert_eq!(
                     solve(&child, proven.plies - 1),
                     Some(want),
