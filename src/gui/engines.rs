@@ -25,14 +25,15 @@ use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
 use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
-use crate::game::{GameKind, Outcome, Player, Verdict};
+use crate::game::{GameKind, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
-use crate::search::{Clock, Limits, Options, Report};
+use crate::review;
+use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
 use crate::{rules, super15};
 
 use super::game::{AnyLine, GuiGame, Line};
-use super::session::{AnalysisView, LineView, MoveLimit};
+use super::session::{AnalysisView, LineView, MoveLimit, ScanPoint};
 
 /// An engine the page can use: Ultimo, or an engine process.
 #[derive(Clone, Debug)]
@@ -86,8 +87,8 @@ pub enum Update {
     /// The move found (as the game writes it), how long it took, and what
     /// the engine said of it (its last score and depth, and the time).
     Best(String, Duration, MoveNote),
-    /// Whole-game analysis: x's expected score at this ply.
-    ScanPoint(usize, f64),
+    /// Whole-game analysis: what the search found at this ply.
+    ScanPoint(usize, ScanPoint),
     /// The engine failed (crashed, hung, illegal or unreadable move); the
     /// worker has ended.
     Failed(String),
@@ -337,11 +338,6 @@ fn position<G: GuiGame>(line: &Line<G>) -> G {
     line.position_at(line.moves.len())
 }
 
-/// x's expected score from the side to move's.
-fn for_x(side: Player, q: f64) -> f64 {
-    if side == Player::X { q } else { 1.0 - q }
-}
-
 /// Searches with `limits`, stopping early when the job is cancelled.
 fn search<G: GuiGame>(
     searcher: &mut AsyncSearcher<G>,
@@ -491,39 +487,37 @@ fn ultimo_analysis<G: GuiGame>(
     Ok(())
 }
 
-/// Ultimo analyses every position of `line`, `nodes` iterations each:
-/// x's expected score at each ply.
+/// Ultimo reviews the game `line` as `ultimo analyze --review` does
+/// ([`review::review`]: every position from a fresh tree, `nodes`
+/// iterations each), sending each position's evaluation and best move as
+/// it is found; the session judges the moves with the review's rules.
 fn ultimo_scan<G: GuiGame>(
     searcher: &mut AsyncSearcher<G>,
     line: &Line<G>,
     nodes: u64,
     ctx: &Ctx,
 ) -> Result<(), Failure> {
-    let mut pos = line.start;
-    for ply in 0..=line.moves.len() {
-        if ctx.cancelled() {
-            return Ok(());
-        }
-        let q = match pos.outcome() {
-            Some(Outcome::Win(Player::X)) => 1.0,
-            Some(Outcome::Win(Player::O)) => 0.0,
-            Some(Outcome::Draw) => 0.5,
-            None => {
-                let limits = Limits {
-                    nodes: Some(nodes),
-                    ..Limits::default()
-                };
-                let report = search(searcher, &pos, limits, ctx)?;
-                let q = report.lines.first().map_or(0.5, |l| l.q);
-                for_x(pos.side_to_move(), q)
-            }
-        };
-        ctx.send(Update::ScanPoint(ply, q));
-        if let Some(&m) = line.moves.get(ply) {
-            pos.play_unchecked(m);
-        }
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let work = |s: &mut Searcher<G>, control: &Control| {
+        review::review(s, line.start, &line.moves, 0, &limits, control, &mut |p| {
+            let point = ScanPoint {
+                eval: p.found.eval,
+                best: p.found.best.map(|m| m.to_string()),
+            };
+            ctx.send(Update::ScanPoint(p.index, point));
+        })
+    };
+    let reviewed = searcher
+        .run_with(work, &|| ctx.cancelled())
+        .map_err(|e| Failure::Process(e.to_string()))?;
+    match reviewed {
+        Ok(_) if ctx.cancelled() => {}
+        Ok(_) => ctx.send(Update::Done),
+        Err(e) => ctx.send(Update::Failed(e.to_string())),
     }
-    ctx.send(Update::Done);
     Ok(())
 }
 

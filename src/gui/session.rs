@@ -12,7 +12,7 @@ use crate::arena::record::time_control_tag;
 use crate::game::{GameKind, Outcome, Player};
 use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
-use crate::{rules, super15};
+use crate::{review, rules, super15};
 
 use super::GuiError;
 use super::game::{AnyLine, BoardView, GuiGame, Line, each};
@@ -97,6 +97,45 @@ pub struct AnalysisView {
     /// the cell where the moves stop (`10 * rank + file`); empty when the
     /// engine does not say.
     pub heat: Vec<u32>,
+}
+
+/// What the whole-game analysis found in one position: its evaluation for
+/// the side to move and the best move (none in a finished game).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScanPoint {
+    /// The evaluation, for the side to move.
+    pub eval: review::Eval,
+    /// The best move, as the game writes it.
+    pub best: Option<String>,
+}
+
+/// A move judged by the whole-game analysis, as `ultimo analyze --review`
+/// judges it ([`review::move_loss`], [`review::THRESHOLDS`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JudgedView {
+    /// The drop in the mover's winning chances (-1 to 1), at least 0.
+    pub loss: f64,
+    /// `?!`, `?` or `??`, when the loss earns a mark.
+    pub mark: Option<&'static str>,
+    /// `inaccuracy`, `mistake` or `blunder`, with the mark.
+    pub name: Option<&'static str>,
+    /// The engine's best move there, when another was played.
+    pub best: Option<String>,
+}
+
+/// One side's moves summed up, as the command line's review does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SummaryView {
+    /// Moves judged.
+    pub moves: usize,
+    /// Moves marked `?!`.
+    pub inaccuracies: usize,
+    /// Moves marked `?`.
+    pub mistakes: usize,
+    /// Moves marked `??`.
+    pub blunders: usize,
+    /// The mean loss in winning chances.
+    pub average_loss: f64,
 }
 
 /// What is known about one seat's engine.
@@ -244,9 +283,9 @@ pub struct Session {
     seats: [SeatView; SEATS],
     /// The latest analysis of the position shown.
     live: Option<AnalysisView>,
-    /// Whole-game analysis: x's expected score after each ply, by ply
+    /// Whole-game analysis: what the search found after each ply, by ply
     /// (index 0 is the start position).
-    scan: Vec<Option<f64>>,
+    scan: Vec<Option<ScanPoint>>,
     /// A whole-game analysis is wanted (or running).
     scanning: bool,
     /// The last message for the status line.
@@ -300,7 +339,14 @@ pub struct View<'a> {
     multipv: usize,
     seats: &'a [SeatView; SEATS],
     live: Option<&'a AnalysisView>,
-    scan: &'a [Option<f64>],
+    /// Plies before the start position (move numbers of a set-up game).
+    start_ply: u32,
+    /// Whole-game analysis: x's expected score by ply.
+    scan: Vec<Option<f64>>,
+    /// Whole-game analysis: each move judged, by move.
+    judged: Vec<Option<JudgedView>>,
+    /// Whole-game analysis: x's and o's moves summed up, once judged.
+    summary: Option<[SummaryView; 2]>,
     scanning: bool,
     status: &'a str,
     /// The game in PGN, as "Save game" writes it.
@@ -451,10 +497,10 @@ impl Session {
         self.changed();
     }
 
-    /// Whole-game analysis: x's expected score `q` at `ply`.
-    pub fn scan_point(&mut self, ply: usize, q: f64) {
+    /// Whole-game analysis: what the search found at `ply`.
+    pub fn scan_point(&mut self, ply: usize, point: ScanPoint) {
         if let Some(slot) = self.scan.get_mut(ply) {
-            *slot = Some(q);
+            *slot = Some(point);
         }
         self.changed();
     }
@@ -810,11 +856,75 @@ impl Session {
             multipv: self.multipv,
             seats: &self.seats,
             live: self.live.as_ref(),
-            scan: &self.scan,
+            start_ply: self.line.start_ply(),
+            scan: self.scan_curve(),
+            judged: self.judged(),
+            summary: self.summary(),
             scanning: self.scanning,
             status: &self.status,
             record: self.record(),
         }
+    }
+
+    /// x's expected score at each ply the whole-game analysis has reached.
+    fn scan_curve(&self) -> Vec<Option<f64>> {
+        let for_x = |ply: usize, p: &ScanPoint| match self.line.side_at(ply) {
+            Player::X => p.eval.expected(),
+            Player::O => 1.0 - p.eval.expected(),
+        };
+        let points = self.scan.iter().enumerate();
+        points
+            .map(|(ply, p)| p.as_ref().map(|p| for_x(ply, p)))
+            .collect()
+    }
+
+    /// Each move judged by the whole-game analysis, once the positions
+    /// before and after it are searched: the review's judgement.
+    fn judged(&self) -> Vec<Option<JudgedView>> {
+        let moves = self.line.moves_text();
+        let judge = |k: usize| {
+            let (Some(Some(before)), Some(Some(after))) = (self.scan.get(k), self.scan.get(k + 1))
+            else {
+                return None;
+            };
+            let best = before.best.as_deref() == Some(moves[k].as_str());
+            let loss = review::move_loss(before.eval, after.eval.flip(), best);
+            let mark = review::THRESHOLDS.mark(loss);
+            Some(JudgedView {
+                loss,
+                mark: mark.map(|m| m.symbol()),
+                name: mark.map(|m| m.name()),
+                best: before.best.clone().filter(|_| !best),
+            })
+        };
+        let judged = (0..moves.len()).map(judge);
+        judged.take(self.scan.len().saturating_sub(1)).collect()
+    }
+
+    /// x's and o's judged moves summed up, when any move is judged.
+    fn summary(&self) -> Option<[SummaryView; 2]> {
+        let judged = self.judged();
+        if judged.iter().all(Option::is_none) {
+            return None;
+        }
+        let side = |p: Player| {
+            let mine = judged.iter().enumerate().filter_map(|(k, j)| {
+                let j = j.as_ref().filter(|_| self.line.side_at(k) == p)?;
+                let mark = review::Mark::ALL
+                    .into_iter()
+                    .find(|m| Some(m.symbol()) == j.mark);
+                Some((j.loss, mark))
+            });
+            let s = review::SideSummary::of(mine);
+            SummaryView {
+                moves: s.moves,
+                inaccuracies: s.inaccuracies,
+                mistakes: s.mistakes,
+                blunders: s.blunders,
+                average_loss: s.average_loss,
+            }
+        };
+        Some([side(Player::X), side(Player::O)])
     }
 
     /// The name of who plays `side` for the PGN: `Human`, or the engine's
@@ -1350,6 +1460,55 @@ mod tests {
             9
         );
         assert_eq!(legal[8 * 9 + 4], true);
+    }
+
+    #[test]
+    fn whole_game_analysis_judges_moves_as_the_review_does() {
+        let mut s = session();
+        s.mode = Mode::Hvh;
+        s.apply(
+            cmd(r#"{"cmd":"setup","fen":"","moves":"e5 e4 d2"}"#),
+            Duration::ZERO,
+        )
+        .unwrap();
+        s.apply(Command::Scan {}, Duration::ZERO).unwrap();
+        let point = |q: f64, best: &str| ScanPoint {
+            eval: review::Eval { q, proven: None },
+            best: Some(best.to_string()),
+        };
+        // x's e5 is the best move; o's e4 drops o from 0.45 to 0.20
+        // (0.50 in winning chances: a blunder); d2, the best move, loses
+        // nothing though the score drops (two searches differ).
+        s.scan_point(0, point(0.55, "e5"));
+        s.scan_point(1, point(0.45, "f5"));
+        s.scan_point(2, point(0.80, "d2"));
+        s.scan_point(3, point(0.26, "a1"));
+        let v = serde_json::to_value(s.view()).unwrap();
+        assert_eq!(v["judged"][0]["mark"], serde_json::Value::Null);
+        assert_eq!(v["judged"][1]["mark"], "??");
+        assert_eq!(v["judged"][1]["best"], "f5");
+        assert_eq!(v["judged"][2]["mark"], serde_json::Value::Null);
+        assert_eq!(v["scan"][1], 0.55);
+        assert_eq!(v["summary"][1]["blunders"], 1);
+        assert_eq!(v["summary"][0]["moves"], 2);
+        let loss = review::move_loss(
+            review::Eval {
+                q: 0.45,
+                proven: None,
+            },
+            review::Eval {
+                q: 0.20,
+                proven: None,
+            },
+            false,
+        );
+        assert!((loss - 0.5).abs() < 1e-9);
+        assert_eq!(v["start_ply"], 0);
+        // A set-up position counts its moves from its own number.
+        let fen = s.shown_fen();
+        let setup = serde_json::json!({ "cmd": "setup", "fen": fen });
+        s.apply(cmd(&setup.to_string()), Duration::ZERO).unwrap();
+        assert_eq!(serde_json::to_value(s.view()).unwrap()["start_ply"], 3);
     }
 
     #[test]

@@ -338,6 +338,12 @@ function drawMoves(s) {
   }
 }
 
+// "25. h7" or "25... g7": the move's number counts from a set-up start.
+function moveLabel(s, k) {
+  const p = s.start_ply + k;
+  return `${Math.floor(p / 2) + 1}.${p % 2 ? ".." : ""} ${s.moves[k]}`;
+}
+
 function drawGraph(s) {
   const g = $("graph");
   g.replaceChildren();
@@ -351,17 +357,12 @@ function drawGraph(s) {
   pts.forEach((q, k) => { if (q !== null) d += (d ? "L" : "M") + X(k).toFixed(1) + " " + Y(q).toFixed(1); });
   if (d) el("path", { d, class: "curve" }, g);
   el("line", { x1: X(s.cursor), y1: 0, x2: X(s.cursor), y2: 60, class: "cursor" }, g);
-  // A mistake: the mover's expected score drops by more than 0.2.
-  const startX = s.start_fen.split(" ")[1] === "x";
-  pts.forEach((q, k) => {
-    if (k === 0 || q === null || pts[k - 1] === null) return;
-    const moverX = ((k - 1) % 2 === 0) === startX;
-    const drop = moverX ? pts[k - 1] - q : q - pts[k - 1];
-    if (drop > 0.2) {
-      const c = el("circle", { cx: X(k), cy: Y(q), r: 3, class: "mistake" }, g);
-      const t = el("title", {}, c);
-      t.textContent = `${Math.ceil(k / 2)}. ${s.moves[k - 1]}: a mistake (−${Math.round(drop * 100)}%)`;
-    }
+  // The marks are the server's: the command line's review judges them.
+  (s.judged || []).forEach((j, k) => {
+    if (!j || !j.mark || pts[k + 1] === null) return;
+    const c = el("circle", { cx: X(k + 1), cy: Y(pts[k + 1]), r: 3, class: "mistake " + j.name, "data-ply": k + 1 }, g);
+    const t = el("title", {}, c);
+    t.textContent = `${moveLabel(s, k)}${j.mark}: ${j.name} (loss ${j.loss.toFixed(2)})` + (j.best ? `, best ${j.best}` : "");
   });
   for (let k = 0; k < pts.length; k++) {
     const r = el("rect", { x: X(k) - 150 / n, y: 0, width: 300 / n, height: 60, class: "hitcol" }, g);
