@@ -351,6 +351,37 @@ fn search<G: GuiGame>(
         .map_err(|e| Failure::Process(e.to_string()))
 }
 
+/// Win/draw/loss counts per root move over an analysis's back-to-back
+/// searches. Each search counts only its own iterations, so a move that a
+/// later search hardly visits would show `0%` draws; here every search's
+/// shares are added up, weighted by the visits it gave the move.
+#[derive(Default)]
+struct WdlSums {
+    /// By move: the weighted sums and the visits seen so far.
+    moves: std::collections::HashMap<String, ([f64; 3], u64)>,
+}
+
+impl WdlSums {
+    /// Adds a report's line for `mv` (`visits` in all, `wdl` in permille
+    /// over this search's iterations) and gives the shares over all of
+    /// them.
+    fn add(&mut self, mv: String, visits: u64, wdl: [u32; 3]) -> [u32; 3] {
+        let (sums, seen) = self.moves.entry(mv).or_insert(([0.0; 3], 0));
+        let new = visits.saturating_sub(*seen).max(u64::from(*seen == 0));
+        *seen = visits.max(*seen);
+        for (s, w) in sums.iter_mut().zip(wdl) {
+            *s += f64::from(w) * new as f64;
+        }
+        let total: f64 = sums.iter().sum();
+        if total <= 0.0 {
+            return wdl;
+        }
+        let w = (1000.0 * sums[0] / total).round() as u32;
+        let d = ((1000.0 * sums[1] / total).round() as u32).min(1000 - w.min(1000));
+        [w.min(1000), d, 1000 - w.min(1000) - d]
+    }
+}
+
 /// The page's view of an Ultimo report.
 fn view<G: GuiGame>(
     report: &Report<G::Move>,
@@ -359,6 +390,7 @@ fn view<G: GuiGame>(
     nodes: u64,
     since: Instant,
     multipv: usize,
+    sums: &mut WdlSums,
 ) -> AnalysisView {
     let side = pos.side_to_move();
     let total: u64 = report.lines.iter().map(|l| l.visits).sum::<u64>().max(1);
@@ -373,7 +405,10 @@ fn view<G: GuiGame>(
         .take(multipv)
         .map(|l| LineView {
             mv: l.mv.to_string(),
-            wdl: Some(l.wdl),
+            wdl: Some(match l.proven {
+                Some(_) => l.wdl,
+                None => sums.add(l.mv.to_string(), l.visits, l.wdl),
+            }),
             q: l.q,
             cp: centipawns(l.q),
             proven: l.proven.map(|p| format!("{side} {}", proven_text(p))),
@@ -460,6 +495,7 @@ fn ultimo_analysis<G: GuiGame>(
     let since = Instant::now();
     let mut nodes = 0;
     let mut chunk = FIRST_CHUNK;
+    let mut sums = WdlSums::default();
     while !ctx.cancelled() && !pos.is_over() {
         let limits = Limits {
             movetime: Some(chunk),
@@ -471,7 +507,7 @@ fn ultimo_analysis<G: GuiGame>(
             return Ok(());
         }
         ctx.send(Update::Info(view(
-            &report, &pos, ctx.name, nodes, since, multipv,
+            &report, &pos, ctx.name, nodes, since, multipv, &mut sums,
         )));
         let solved = report
             .lines
@@ -782,6 +818,19 @@ fn external_job<G: GuiGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wdl_adds_up_over_searches() {
+        let mut sums = WdlSums::default();
+        assert_eq!(sums.add("g2".into(), 1000, [58, 841, 101]), [58, 841, 101]);
+        // A later search that visits g2 no more says nothing of draws.
+        assert_eq!(sums.add("g2".into(), 1000, [480, 0, 520]), [58, 841, 101]);
+        // One that visits it 1000 more times counts half.
+        assert_eq!(
+            sums.add("g2".into(), 2000, [158, 741, 101]),
+            [108, 791, 101]
+        );
+    }
 
     #[test]
     fn reads_info_lines() {
