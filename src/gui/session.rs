@@ -328,8 +328,10 @@ pub struct View<'a> {
     /// The board, as the game draws it.
     #[serde(flatten)]
     board: BoardView,
-    /// "x", "o" or "draw" when the game is over.
+    /// "x", "o" or "draw" when the game is over in the position shown.
     outcome: Option<&'static str>,
+    /// "x", "o" or "draw" when the game is over at its end.
+    result: Option<&'static str>,
     mode: Mode,
     human: Player,
     limit: MoveLimit,
@@ -802,7 +804,10 @@ impl Session {
         self.multipv = multipv;
         self.seat_engine(ANALYSIS, engine);
         self.live = None;
-        self.changed();
+        self.say(match on {
+            true => format!("analysis by {}", self.engines[engine]),
+            false => "analysis off".to_string(),
+        });
         Ok(())
     }
 
@@ -847,6 +852,7 @@ impl Session {
             side: self.line.side_at(n),
             board: self.line.board_at(n),
             outcome: self.line.outcome_at(n).map(outcome_name),
+            result: self.line.outcome_at(self.line.len()).map(outcome_name),
             mode: self.mode,
             human: self.human,
             limit: self.limit,

@@ -24,6 +24,14 @@ function say(text, error) {
   s.classList.toggle("error", !!error);
 }
 
+// A refusal stays on the status line until the game moves on or a later
+// command succeeds.
+function clearError() {
+  if (!$("status").classList.contains("error")) return;
+  $("status").classList.remove("error");
+  if (state) say(statusText(state));
+}
+
 // Commands go to the server one at a time, in the order they were given:
 // quick key presses (four steps back) must arrive in order, or the last to
 // arrive would win.
@@ -41,6 +49,7 @@ function api(cmd) {
       });
       const body = await r.json();
       if (body.error) say(body.error, true);
+      else clearError();
       return !body.error;
     } catch (e) {
       say("the server cannot be reached", true);
@@ -278,38 +287,52 @@ function currentLive(s) {
 
 const pct = (v) => Math.round(v / 10) + "%";
 
+// The lines are updated in place (rows and buttons kept), so that a click
+// on a move is not lost to an update between press and release.
 function drawAnalysis(s) {
   const tbody = $("lines").tBodies[0];
-  tbody.replaceChildren();
   const live = s.analysis ? currentLive(s) : null;
   let q = null;
   if (live && live.lines.length) {
     q = s.side === "x" ? live.lines[0].q : 1 - live.lines[0].q;
     $("ana-info").textContent = `${live.engine}: ${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s; win / draw / loss for ${s.side}`;
   } else {
-    $("ana-info").textContent = s.analysis ? (s.outcome ? "the game is over" : "thinking…") : "";
+    $("ana-info").textContent = s.analysis ? (s.outcome ? "the game is over" : s.seats[2].error ? "the analysis engine failed" : "thinking…") : "";
   }
-  if (live) {
-    live.lines.forEach((l) => {
-      const tr = tbody.insertRow();
+  const lines = live ? live.lines : [];
+  while (tbody.rows.length > lines.length) tbody.deleteRow(-1);
+  lines.forEach((l, i) => {
+    let tr = tbody.rows[i];
+    if (!tr) {
+      tr = tbody.insertRow();
       tr.className = "line";
-      const res = tr.insertCell();
-      res.className = "res";
-      res.textContent = l.proven ? l.proven : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
-      res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
-      const pv = tr.insertCell();
-      pv.className = "pv";
-      l.pv.slice(0, 12).forEach((m, k) => {
-        const a = document.createElement("button");
+      tr.insertCell().className = "res";
+      tr.insertCell().className = "pv";
+    }
+    const [res, pv] = tr.cells;
+    const text = l.proven ? l.proven : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
+    if (res.textContent !== text) res.textContent = text;
+    res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
+    const moves = l.pv.slice(0, 12);
+    while (pv.children.length > moves.length) pv.lastChild.remove();
+    moves.forEach((m, k) => {
+      let a = pv.children[k];
+      if (!a) {
+        a = document.createElement("button");
         a.type = "button";
         a.className = "pvmove" + (k === 0 ? " first" : "");
-        a.textContent = m;
-        a.title = "play " + l.pv.slice(0, k + 1).join(" ");
-        a.addEventListener("click", () => playLine(l.pv.slice(0, k + 1)));
+        a.addEventListener("click", () => playLine(a.dataset.line.split(" ")));
         pv.appendChild(a);
-      });
+      }
+      if (a.textContent !== m) a.textContent = m;
+      a.dataset.line = moves.slice(0, k + 1).join(" ");
+      a.title = "play " + a.dataset.line;
     });
-  }
+  });
+  const heatNote = $("heat").checked && live && !live.heat.length
+    ? `No heat map: ${live.engine} does not report how often it visits each move (Ultimo does).` : "";
+  $("heat-note").textContent = heatNote;
+  $("heat-note").hidden = !heatNote;
   // The bar: x's expected score, from the best line.
   if (s.outcome) q = s.outcome === "x" ? 1 : s.outcome === "o" ? 0 : 0.5;
   $("evalfill").style.height = q === null ? "50%" : (q * 100).toFixed(1) + "%";
@@ -411,7 +434,9 @@ function drawControls(s) {
   $("x-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "o");
   $("o-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "x");
   $("start").hidden = s.mode !== "eve";
-  $("start").textContent = s.paused ? "Start" : "Pause";
+  const over = !!s.result;
+  $("start").disabled = over;
+  $("start").textContent = over ? "Game over" : s.paused ? "Start" : "Pause";
   $("analysis").checked = s.analysis;
   $("multipv").value = s.multipv;
   const lim = s.limit;
@@ -440,8 +465,17 @@ function turnText(s) {
   const atEnd = s.cursor === s.moves.length;
   if (!atEnd) return `Move ${s.cursor} of ${s.moves.length} (${mover} to move)`;
   const engine = s.mode === "eve" || (s.mode === "hve" && mover !== s.human);
-  if (engine) return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${s.engines[s.seats[mover === "x" ? 0 : 1].engine]} (${mover}) is thinking…`;
+  if (engine) {
+    const seat = s.seats[mover === "x" ? 0 : 1];
+    const name = s.engines[seat.engine];
+    if (seat.error) return `${name} (${mover}) failed: restart it to go on`;
+    return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${name} (${mover}) is thinking…`;
+  }
   return s.mode === "hve" ? `Your move (${mover})` : `${mover} to move`;
+}
+
+function statusText(s) {
+  return s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
 }
 
 function render(s) {
@@ -459,7 +493,7 @@ function render(s) {
   drawControls(s);
   document.body.dataset.turn = whoseTurn(s);
   document.body.dataset.game = s.game;
-  const text = s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
+  const text = statusText(s);
   // An error (an illegal click, a refused command) stays until the game
   // itself moves on: updates that change nothing on the board (analysis,
   // an engine's late report) do not wipe it before it is read.
@@ -471,13 +505,24 @@ let lastPlace = "";
 
 // --- Controls ----------------------------------------------------------------
 
+// The thinking limit from the inputs, or null after saying what is wrong.
 function limitFromInputs() {
   const kind = $("limit-kind").value;
   const v = $("limit-value").value.trim();
-  if (kind === "movetime") return { kind, ms: Math.round(parseFloat(v) * 1000) };
-  if (kind === "nodes") return { kind, nodes: parseInt(v, 10) };
-  const [base, inc] = v.split("+");
-  return { kind, base_ms: Math.round(parseFloat(base) * 60000), inc_ms: Math.round(parseFloat(inc || "0") * 1000) };
+  const num = (t) => (/^\d+(\.\d+)?$/.test(t.trim()) ? parseFloat(t) : NaN);
+  let limit;
+  if (kind === "movetime") limit = { kind, ms: Math.round(num(v) * 1000) };
+  else if (kind === "nodes") limit = { kind, nodes: /^\d+$/.test(v) ? parseInt(v, 10) : NaN };
+  else {
+    const [base, inc] = v.split("+");
+    limit = { kind, base_ms: Math.round(num(base) * 60000), inc_ms: Math.round(num(inc || "0") * 1000) };
+  }
+  if (Object.values(limit).some((x) => typeof x === "number" && !Number.isFinite(x))) {
+    const example = { movetime: "1 (seconds a move)", nodes: "10000 (nodes a move)", clock: "5+3 (minutes + seconds a move)" }[kind];
+    say(`Think: '${v}' is not a number; e.g. ${example}`, true);
+    return null;
+  }
+  return limit;
 }
 
 function sendMode() {
@@ -485,7 +530,9 @@ function sendMode() {
   const mode = m === "ana" ? "hvh" : m;
   const human = $("human").value;
   let x = +$("x-engine").value || 0, o = +$("o-engine").value || 0;
-  api({ cmd: "mode", mode, human, x, o, limit: limitFromInputs() }).then((ok) => {
+  const limit = limitFromInputs();
+  if (!limit) return;
+  api({ cmd: "mode", mode, human, x, o, limit }).then((ok) => {
     if (ok && m === "ana") api({ cmd: "analysis", on: true, multipv: +$("multipv").value, engine: +$("ana-engine").value || 0 });
   });
 }
