@@ -88,6 +88,8 @@ pub struct AnalysisView {
     pub engine: String,
     /// Iterations so far.
     pub nodes: u64,
+    /// The search's depth (Ultimo: its mean depth), when known.
+    pub depth: Option<u32>,
     /// Milliseconds since the analysis of this position started.
     pub ms: u64,
     /// Best lines first.
@@ -236,6 +238,26 @@ pub enum Command {
         /// The seat.
         seat: usize,
     },
+    /// The person to move resigns (against an engine: the person).
+    Resign {},
+    /// A draw: offered by the person (an engine accepts when its last
+    /// move's score is even or worse for it), or, between people, offered
+    /// and then `accept`ed or declined by the other.
+    Draw {
+        /// Between people: accept (true) or decline (false) the offer;
+        /// absent to offer.
+        #[serde(default)]
+        accept: Option<bool>,
+    },
+}
+
+/// How a game ended other than by the rules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// This side resigned.
+    Resigned(Player),
+    /// The players agreed to a draw.
+    Agreed,
 }
 
 fn default_human() -> Player {
@@ -296,6 +318,10 @@ pub struct Session {
     jobs: [u64; SEATS],
     /// When the side to move began to think (for clocks).
     turn_started: Instant,
+    /// A resignation or agreed draw at the end of the game.
+    ending: Option<Ending>,
+    /// The side that offers a draw to the other person (between people).
+    draw_offer: Option<Player>,
 }
 
 /// The shortest and longest time per move, in milliseconds.
@@ -330,8 +356,13 @@ pub struct View<'a> {
     board: BoardView,
     /// "x", "o" or "draw" when the game is over in the position shown.
     outcome: Option<&'static str>,
-    /// "x", "o" or "draw" when the game is over at its end.
+    /// "x", "o" or "draw" when the game is over at its end (by the rules,
+    /// a resignation or an agreed draw).
     result: Option<&'static str>,
+    /// "x resigns", "draw agreed", or none.
+    ending: Option<String>,
+    /// The side offering a draw to the other person.
+    draw_offer: Option<Player>,
     mode: Mode,
     human: Player,
     limit: MoveLimit,
@@ -343,6 +374,8 @@ pub struct View<'a> {
     live: Option<&'a AnalysisView>,
     /// Plies before the start position (move numbers of a set-up game).
     start_ply: u32,
+    /// Whether the game starts from a set-up position.
+    set_up: bool,
     /// Whole-game analysis: x's expected score by ply.
     scan: Vec<Option<f64>>,
     /// Whole-game analysis: each move judged, by move.
@@ -417,6 +450,8 @@ impl Session {
             version: 0,
             jobs: [0; SEATS],
             turn_started: Instant::now(),
+            ending: None,
+            draw_offer: None,
         }
     }
 
@@ -561,7 +596,7 @@ impl Session {
     /// The side an engine plays now, when it is an engine's turn at the end
     /// of the game and nothing holds it back; with the seat.
     pub fn engine_to_move(&self) -> Option<Player> {
-        if self.cursor != self.line.len() || self.shown_over() {
+        if self.cursor != self.line.len() || self.shown_over() || self.ending.is_some() {
             return None;
         }
         let side = self.line.side_at(self.cursor);
@@ -581,7 +616,90 @@ impl Session {
         self.changed();
     }
 
+    /// How the game ended: by the rules at its end, or a resignation or
+    /// agreed draw.
+    pub fn end_outcome(&self) -> Option<Outcome> {
+        match self.ending {
+            Some(Ending::Resigned(p)) => Some(Outcome::Win(p.opponent())),
+            Some(Ending::Agreed) => Some(Outcome::Draw),
+            None => self.line.outcome_at(self.line.len()),
+        }
+    }
+
+    /// An error when the game cannot go on (it is over, or resigned).
+    fn check_open(&self) -> Result<(), GuiError> {
+        match self.end_outcome() {
+            Some(_) => Err(GuiError::Illegal("the game is over".into())),
+            None => Ok(()),
+        }
+    }
+
+    /// The person resigns: the side to move between people, the person's
+    /// side against an engine.
+    fn resign(&mut self) -> Result<(), GuiError> {
+        self.check_open()?;
+        let side = match self.mode {
+            Mode::Hve => self.human,
+            Mode::Hvh => self.line.side_at(self.line.len()),
+            Mode::Eve => return Err(GuiError::Illegal("engines do not resign here".into())),
+        };
+        self.ending = Some(Ending::Resigned(side));
+        self.draw_offer = None;
+        self.cursor = self.line.len();
+        self.say(format!("{side} resigns: {} wins", side.opponent()));
+        Ok(())
+    }
+
+    /// A draw offer, or an answer to one (see [`Command::Draw`]).
+    fn draw(&mut self, accept: Option<bool>) -> Result<(), GuiError> {
+        self.check_open()?;
+        let side = self.line.side_at(self.line.len());
+        match (self.mode, accept, self.draw_offer) {
+            (Mode::Eve, ..) => Err(GuiError::Illegal("engines do not agree draws here".into())),
+            (Mode::Hve, _, _) => {
+                // The engine's last word on the game: its last move's score.
+                let engine_side = self.human.opponent();
+                let score = (0..self.line.len())
+                    .rev()
+                    .filter(|&k| self.line.side_at(k) == engine_side)
+                    .find_map(|k| self.notes.get(k).and_then(|n| n.note.score));
+                let accepts = match score {
+                    Some(pgn::Score::Cp(cp)) => cp <= 10,
+                    Some(pgn::Score::Mate(n)) => n < 0,
+                    None => false,
+                };
+                if accepts {
+                    self.ending = Some(Ending::Agreed);
+                    self.cursor = self.line.len();
+                    self.say("the engine accepts: draw agreed");
+                } else {
+                    self.say("the engine declines the draw");
+                }
+                Ok(())
+            }
+            (Mode::Hvh, None, _) => {
+                self.draw_offer = Some(side);
+                self.say(format!("{side} offers a draw"));
+                Ok(())
+            }
+            (Mode::Hvh, Some(_), None) => Err(GuiError::Illegal("no draw is offered".into())),
+            (Mode::Hvh, Some(yes), Some(by)) => {
+                self.draw_offer = None;
+                if yes {
+                    self.ending = Some(Ending::Agreed);
+                    self.cursor = self.line.len();
+                    self.say("draw agreed");
+                } else {
+                    self.say(format!("{} declines the draw", by.opponent()));
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn reset_game(&mut self, line: AnyLine, notes: Vec<Annotation>) {
+        self.ending = None;
+        self.draw_offer = None;
         self.cursor = line.len();
         self.line = line;
         self.notes = notes;
@@ -603,7 +721,12 @@ impl Session {
     /// it, with `note` (what an engine said of it, for the PGN). The
     /// mover's clock is charged `took` (a clock game).
     pub fn play(&mut self, mv: &str, took: Duration, note: Annotation) -> Result<(), GuiError> {
+        if self.cursor == self.line.len() {
+            self.check_open()?;
+        }
         let played = self.line.play(self.cursor, mv)?;
+        self.ending = None;
+        self.draw_offer = None;
         self.notes.truncate(self.cursor);
         self.notes.resize(self.cursor, Annotation::default());
         self.notes.push(note);
@@ -680,6 +803,8 @@ impl Session {
                 Ok(())
             }
             Command::Restart { seat } => self.restart(seat),
+            Command::Resign {} => self.resign(),
+            Command::Draw { accept } => self.draw(accept),
         }
     }
 
@@ -751,6 +876,8 @@ impl Session {
             }
         }
         self.line.truncate(ply);
+        self.ending = None;
+        self.draw_offer = None;
         self.notes.truncate(ply);
         self.cursor = ply;
         self.scan.truncate(ply + 1);
@@ -852,7 +979,12 @@ impl Session {
             side: self.line.side_at(n),
             board: self.line.board_at(n),
             outcome: self.line.outcome_at(n).map(outcome_name),
-            result: self.line.outcome_at(self.line.len()).map(outcome_name),
+            result: self.end_outcome().map(outcome_name),
+            ending: self.ending.map(|e| match e {
+                Ending::Resigned(p) => format!("{p} resigns"),
+                Ending::Agreed => "draw agreed".to_string(),
+            }),
+            draw_offer: self.draw_offer,
             mode: self.mode,
             human: self.human,
             limit: self.limit,
@@ -863,6 +995,7 @@ impl Session {
             seats: &self.seats,
             live: self.live.as_ref(),
             start_ply: self.line.start_ply(),
+            set_up: self.line.opening() != "startpos",
             scan: self.scan_curve(),
             judged: self.judged(),
             summary: self.summary(),
@@ -955,7 +1088,7 @@ impl Session {
         game.set_tag("Round", "-");
         game.set_tag("White", self.player_name(Player::X));
         game.set_tag("Black", self.player_name(Player::O));
-        let end = self.line.outcome_at(self.line.len());
+        let end = self.end_outcome();
         game.set_result(PgnResult::from_outcome(end));
         let notes = &self.notes[..self.notes.len().min(self.line.len())];
         each!(&self.line, l => game.set_moves(&l.start, &l.moves, notes));
@@ -971,6 +1104,8 @@ impl Session {
             }),
         };
         game.set_tag("TimeControl", control);
+        // A resignation or an agreed draw ends the game normally too (as
+        // PGN's Termination says); the status line and the result tell how.
         let termination = match end {
             Some(_) => "normal",
             None => "unterminated",
@@ -1515,6 +1650,35 @@ mod tests {
         let setup = serde_json::json!({ "cmd": "setup", "fen": fen });
         s.apply(cmd(&setup.to_string()), Duration::ZERO).unwrap();
         assert_eq!(serde_json::to_value(s.view()).unwrap()["start_ply"], 3);
+    }
+
+    #[test]
+    fn resigns_and_agrees_draws_in_the_record() {
+        let mut s = session();
+        s.mode = Mode::Hvh;
+        s.play("e5", Duration::ZERO, Annotation::default()).unwrap();
+        s.apply(Command::Resign {}, Duration::ZERO).unwrap();
+        assert_eq!(s.status, "o resigns: x wins");
+        let game = s.pgn();
+        assert_eq!(game.tag("Result"), Some("1-0"));
+        assert_eq!(game.tag("Termination"), Some("normal"));
+        let err = s.apply(cmd(r#"{"cmd":"play","mv":"e4"}"#), Duration::ZERO);
+        assert_eq!(err.unwrap_err().to_string(), "the game is over");
+        // Taking back reopens the game; a draw offered and accepted.
+        s.apply(Command::Undo {}, Duration::ZERO).unwrap();
+        assert_eq!(s.pgn().tag("Result"), Some("*"));
+        let err = s.apply(cmd(r#"{"cmd":"draw","accept":true}"#), Duration::ZERO);
+        assert_eq!(err.unwrap_err().to_string(), "no draw is offered");
+        s.apply(cmd(r#"{"cmd":"draw"}"#), Duration::ZERO).unwrap();
+        assert_eq!(s.status, "x offers a draw");
+        s.apply(cmd(r#"{"cmd":"draw","accept":true}"#), Duration::ZERO)
+            .unwrap();
+        assert_eq!(s.pgn().tag("Result"), Some("1/2-1/2"));
+        // Against an engine with no score yet, the engine declines.
+        let mut t = session();
+        t.apply(cmd(r#"{"cmd":"draw"}"#), Duration::ZERO).unwrap();
+        assert_eq!(t.status, "the engine declines the draw");
+        assert_eq!(t.end_outcome(), None);
     }
 
     #[test]
