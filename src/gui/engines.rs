@@ -29,7 +29,7 @@ use crate::game::{GameKind, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
 use crate::review;
-use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
+use crate::search::{Clock, Control, Limits, MAX_THREADS, Options, Report, Searcher, cores};
 use crate::{rules, super15};
 
 use super::game::{AnyLine, GuiGame, Line};
@@ -125,7 +125,8 @@ const NODES_TIMEOUT: Duration = Duration::from_secs(120);
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting worker looks at its wanted job.
 const POLL: Duration = Duration::from_millis(20);
-/// Memory for Ultimo's search trees, in MiB.
+/// Memory for Ultimo's search tree, in MiB (its threads, one per core,
+/// share it).
 const ULTIMO_HASH_MB: usize = 64;
 /// Time Ultimo keeps back from every move (it runs in-process: no pipe to
 /// cross).
@@ -268,6 +269,7 @@ fn searcher<G: GuiGame>(
         // settings for it (`Eval net`).
         let setup = Setup::new(
             Options {
+                threads: cores().min(MAX_THREADS),
                 hash_mb: ULTIMO_HASH_MB,
                 move_overhead: ULTIMO_MOVE_OVERHEAD,
                 ..Options::default()
