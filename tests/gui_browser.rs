@@ -782,7 +782,11 @@ fn board_details_and_hooks_in_the_browser() {
         count(&s, "#graph .mistake"),
         "the list and the graph agree"
     );
-    s.key("\u{E012}"); // ArrowLeft
+    // Ten moves back, before x's first blunder (10. a3??): a position
+    // still open, with a heat map and a best move to show.
+    for _ in 0..10 {
+        s.key("\u{E012}"); // ArrowLeft
+    }
     s.key("f");
     s.wait(
         30,
@@ -805,7 +809,14 @@ fn board_details_and_hooks_in_the_browser() {
         "dark is not the light background"
     );
     s.resize(1280, 900);
+    // The Heat map checkbox has the focus, and keys there are not the page's.
+    s.js("document.activeElement.blur();");
     s.key("f");
+    s.wait(
+        10,
+        "analysis off",
+        "return document.getElementById('status').textContent.includes('analysis off');",
+    );
 
     // Super 1 al 5 from a link: its hooks, and its screenshots.
     let url = format!("{}?game=super15&moves=e2e3+e7e6+c2c3", gui.url());

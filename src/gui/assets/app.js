@@ -141,9 +141,10 @@ function drawWinLine(s) {
   el("line", { x1: a[0] - dx, y1: a[1] - dy, x2: z[0] + dx, y2: z[1] + dy, class: "winline " + s.outcome, "data-winline": line.join("") }, layers.win);
 }
 
-// The best move of the live analysis, as an arrow: in Ultimate
-// Tic-Tac-Toe from the last move (which sent the player there), in Super
-// 1 al 5 from the piece's cell to its destination.
+// The best move of the live analysis: in Super 1 al 5 an arrow from the
+// piece's cell to its destination; in Ultimate Tic-Tac-Toe, where a move
+// has no origin, a ring on the cell (an arrow from the last move read as
+// if a mark had moved).
 function drawArrow(s) {
   layers.arrow.replaceChildren();
   const live = s.analysis ? currentLive(s) : null;
@@ -157,16 +158,19 @@ function drawArrow(s) {
   } else {
     const i = FILES.indexOf(mv[0]) + 9 * (9 - parseInt(mv.slice(1), 10));
     to = [(i % 9) * 10 + 5, Math.floor(i / 9) * 10 + 5];
-    from = s.last === null || s.last === undefined ? [45, 45] : [(s.last % 9) * 10 + 5, Math.floor(s.last / 9) * 10 + 5];
+    from = to;
   }
   const g = el("g", { class: "best-arrow", "data-move": mv }, layers.arrow);
   const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
   const len = Math.hypot(dx, dy);
   if (len < 1) {
-    el("circle", { cx: to[0], cy: to[1], r: 4, class: "ring" }, g);
+    el("circle", { cx: to[0], cy: to[1], r: 3.6, class: "ring" }, g);
+    el("circle", { cx: to[0], cy: to[1], r: 1.2 }, g);
     return;
   }
   const [ux, uy] = [dx / len, dy / len];
+  // From the edge of the moving piece, so that its number stays readable.
+  from = [from[0] + ux * 4.2, from[1] + uy * 4.2];
   const tip = [to[0] - ux * 1.5, to[1] - uy * 1.5];
   const base = [tip[0] - ux * 4, tip[1] - uy * 4];
   el("line", { x1: from[0], y1: from[1], x2: base[0], y2: base[1] }, g);
@@ -373,9 +377,13 @@ function drawAnalysis(s) {
   let q = null;
   if (live && live.lines.length) {
     q = s.side === "x" ? live.lines[0].q : 1 - live.lines[0].q;
-    $("ana-info").textContent = `${live.engine}: ${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s; win / draw / loss for ${s.side}`;
+    // A position solved before any search (a forced result found at
+    // once) has no node count to show: say so instead of "0 nodes".
+    const searched = live.nodes > 0
+      ? `${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s` : "solved without a search";
+    $("ana-info").textContent = `${live.engine}: ${searched}; win / draw / loss for ${s.side}`;
     $("ana-depth").textContent = live.depth ? `depth ${live.depth}` : "";
-    $("ana-nps").textContent = live.ms > 0 ? `${Math.round(live.nodes * 1000 / live.ms).toLocaleString()} nodes/s` : "";
+    $("ana-nps").textContent = live.ms > 0 && live.nodes > 0 ? `${Math.round(live.nodes * 1000 / live.ms).toLocaleString()} nodes/s` : "";
   } else {
     $("ana-depth").textContent = "";
     $("ana-nps").textContent = "";
@@ -392,7 +400,9 @@ function drawAnalysis(s) {
       tr.insertCell().className = "pv";
     }
     const [res, pv] = tr.cells;
-    const text = l.proven ? l.proven : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
+    // A move the search never visited (the root was solved by another
+    // one) has no win/draw/loss of its own: not 50 / 0 / 50.
+    const text = l.proven ? l.proven : l.visits === 0 ? "not searched" : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
     if (res.textContent !== text) res.textContent = text;
     res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
     const moves = l.pv.slice(0, 12);
@@ -411,8 +421,9 @@ function drawAnalysis(s) {
       a.title = "play " + a.dataset.line;
     });
   });
-  const heatNote = $("heat").checked && live && !live.heat.length
-    ? `No heat map: ${live.engine} does not report how often it visits each move (Ultimo does).` : "";
+  const heatNote = !$("heat").checked || !live ? ""
+    : !live.heat.length ? `No heat map: ${live.engine} does not report how often it visits each move (Ultimo does).`
+    : live.heat.every((v) => v === 0) ? "No heat map: the position was solved without visiting any move." : "";
   $("heat-note").textContent = heatNote;
   $("heat-note").hidden = !heatNote;
   // The bar: x's expected score, from the best line.
