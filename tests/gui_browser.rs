@@ -261,6 +261,22 @@ fn set_nodes(s: &Session, nodes: u32) {
     s.wait(10, "the node limit", &format!("return document.getElementById('limit-value').value === '{nodes}' && !document.getElementById('status').classList.contains('error');"));
 }
 
+/// The page opened on `gui`'s board, set to two players on one screen
+/// (the engine thinking `nodes` iterations when asked).
+fn open_two_players(s: &Session, gui: &GuiProcess, nodes: u32) {
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('[data-cell]').length === 81 && document.getElementById('status').textContent.length > 0;");
+    let mode =
+        json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": nodes } });
+    let r = gui_common::api(&gui.addr, &mode.to_string());
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "two players",
+        "return document.body.dataset.turn === 'human';",
+    );
+}
+
 #[test]
 fn plays_a_game_and_analyses_in_the_browser() {
     let Some(chromedriver) = chromedriver_or_skip() else {
@@ -547,13 +563,7 @@ fn saves_and_loads_pgn_in_the_browser() {
     let gui = GuiProcess::start(&[]);
     let driver = start_driver(&chromedriver);
     let s = new_session(&driver);
-    s.call("POST", "/url", json!({ "url": gui.url() }));
-    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
-    let r = gui_common::api(
-        &gui.addr,
-        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#,
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    open_two_players(&s, &gui, 100);
 
     let paste = |text: &str| {
         s.js(&format!(
@@ -620,7 +630,7 @@ fn set_theme(s: &Session, theme: &str) {
 /// The page's stable hooks and the board's details, as issue 20 lists
 /// them: data-cell/data-mark/data-legal on every cell, data-ply in the move
 /// list, coordinates a-i and 1-9, flip, typed moves, the eval bar's number,
-/// the analysis header (depth, nodes/s) and best-move arrow, the move list
+/// the analysis header (depth, nodes/s) and best-move marker, the move list
 /// in numbered pairs, resignation in the record, sharing links (both
 /// games), dark mode, sound kept off by default and remembered, a
 /// favicon, ARIA labels, an empty Think box refused on the page, and the
@@ -634,18 +644,7 @@ fn board_details_and_hooks_in_the_browser() {
     let gui = GuiProcess::start(&[]);
     let driver = start_driver(&chromedriver);
     let s = new_session(&driver);
-    s.call("POST", "/url", json!({ "url": gui.url() }));
-    s.wait(30, "the board", "return document.querySelectorAll('[data-cell]').length === 81 && document.getElementById('status').textContent.length > 0;");
-    let r = gui_common::api(
-        &gui.addr,
-        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":200}}"#,
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
-    s.wait(
-        10,
-        "two players",
-        "return document.body.dataset.turn === 'human';",
-    );
+    open_two_players(&s, &gui, 200);
 
     // Hooks: every cell, all free and legal at the start.
     assert_eq!(count(&s, "[data-cell][data-mark='']"), 81);
