@@ -363,6 +363,12 @@ impl AnyLine {
         each!(self, l => l.start.to_string())
     }
 
+    /// The plies played before the start position (0 from the empty
+    /// board; a set-up position's move number counts from it).
+    pub fn start_ply(&self) -> u32 {
+        each!(self, l => crate::game::Game::ply(&l.start))
+    }
+
     /// `startpos` when the game starts from the start position, else its
     /// FEN.
     pub fn opening(&self) -> String {

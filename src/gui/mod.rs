@@ -54,6 +54,17 @@ pub enum GuiError {
         /// Why.
         why: String,
     },
+    /// `--host` names an address other machines could reach: the page has
+    /// no login, and browsers elsewhere would send a `Host` the server
+    /// cannot know, so only loopback is served.
+    #[error(
+        "--host {host}: the GUI listens only on this machine (127.0.0.1, localhost or ::1); \
+         it has no login, so other machines must not reach it (use an SSH tunnel: ssh -L PORT:127.0.0.1:PORT)"
+    )]
+    NotLoopback {
+        /// The address asked for.
+        host: String,
+    },
     /// A PGN text the reader refuses, or a game in it that does not
     /// replay: the line and the reason (the file's name first when the
     /// page gave one).
@@ -79,7 +90,8 @@ pub struct GuiArgs {
     /// Port to listen on (default: a free one)
     #[arg(long, default_value_t = 0)]
     pub port: u16,
-    /// Address to listen on; anything but loopback lets other machines in
+    /// Address to listen on: 127.0.0.1, localhost or ::1 (other machines
+    /// are refused; reach it from elsewhere with an SSH tunnel)
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Another engine: "cmd=PROGRAM [arg=ARG]... [name=NAME] [proto=ugi|uci]
@@ -135,6 +147,11 @@ pub struct Gui {
 impl Gui {
     /// Parses the engines and listens on `host:port`.
     pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
+        if !is_loopback(&args.host) {
+            return Err(GuiError::NotLoopback {
+                host: cut(&args.host),
+            });
+        }
         let mut choices = vec![EngineChoice::Ultimo];
         let mut names = vec!["Ultimo".to_string()];
         for text in &args.engines {
@@ -203,9 +220,6 @@ pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     let gui = Gui::bind(args)?;
     let url = gui.url();
     println!("Ultimo GUI: {url}");
-    if !is_loopback(&args.host) {
-        println!("warning: listening on {}, not only this machine", args.host);
-    }
     let _ = std::io::stdout().flush();
     if args.open {
         open_browser(&url);
@@ -588,6 +602,20 @@ mod tests {
     fn loopback_names() {
         assert!(is_loopback("127.0.0.1"));
         assert!(!is_loopback("0.0.0.0"));
+        let args = GuiArgs {
+            port: 0,
+            host: "0.0.0.0".into(),
+            engines: Vec::new(),
+            open: false,
+        };
+        let err = Gui::bind(&args)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("--host 0.0.0.0: the GUI listens only on this machine"),
+            "{err}"
+        );
     }
 
     #[test]
