@@ -127,3 +127,48 @@ fn the_draw_share_follows_the_fitted_curve() {
     assert!(draw_share(0.05) < 0.05);
     assert_eq!(draw_share(f32::NAN), draw_share(0.5));
 }
+
+#[test]
+fn every_kernel_the_processor_runs_gives_the_plain_values_and_priors() {
+    // The built-in net over positions of random games, with every set of
+    // kernels against the plain one (on x86-64 with AVX2, both paths).
+    let net = Net::builtin();
+    let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(19);
+    let plain = Kernels::plain();
+    let mut checked = 0;
+    for _ in 0..20 {
+        let mut pos = Position::startpos();
+        while pos.random_step(&mut rng) {
+            let planes = features::Planes::from_position(&pos);
+            let cells: Vec<u8> = pos
+                .legal_moves()
+                .iter()
+                .map(|m| m.index())
+                .collect::<Vec<u8>>();
+            let mut want = vec![0f32; cells.len()];
+            let v = net.evaluate_with_policy_using(plain, &planes, &cells, &mut want);
+            for kernels in Kernels::supported() {
+                let name = kernels.name();
+                let mut got = vec![0f32; cells.len()];
+                let w = net.evaluate_with_policy_using(kernels, &planes, &cells, &mut got);
+                assert!(
+                    (v - w).abs() < 1e-4,
+                    "{name} position {checked}: {v} vs {w}"
+                );
+                for (a, b) in want.iter().zip(&got) {
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "{name} position {checked}: priors {want:?} vs {got:?}"
+                    );
+                }
+                let e = net.evaluate_planes_using(kernels, &planes);
+                assert!(
+                    (v - e).abs() < 1e-4,
+                    "{name} position {checked}: {v} vs {e}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}
