@@ -218,7 +218,10 @@ pub struct Limits {
     /// The clock of the side to move.
     pub clock: Option<Clock>,
     /// Stop once the mean depth at which playouts start reaches this (or
-    /// the best move is proven, or the tree is full).
+    /// the best move is proven, or the tree is full, or [`DEPTH_STALL`]
+    /// iterations in a row valued no position). The reporting thread then
+    /// searches the main tree only, so that the depth is reached in the same
+    /// number of iterations whatever the thread count.
     pub depth: Option<u32>,
     /// Search until stopped, even past the other limits.
     pub infinite: bool,
@@ -575,6 +578,10 @@ const CHUNK_SLOW: Duration = Duration::from_millis(2);
 const PUBLISH_EVERY: u32 = 1024;
 /// Longest PV reported.
 const MAX_PV: usize = 32;
+/// Under a depth limit, the search ends once this many iterations of the
+/// main tree in a row ended in a finished or proven position: the depth
+/// cannot grow any more (a whole tree of finished games with the solver off).
+pub const DEPTH_STALL: u64 = 1 << 16;
 
 /// The most search threads (trees) a searcher takes.
 pub const MAX_THREADS: usize = 256;
@@ -849,6 +856,7 @@ impl<G: Game> Searcher<G> {
             ctx: &ctx,
             plan,
             depth_limit: limits.depth,
+            stall: Stall::default(),
             start,
             shares: &shares,
             on_info,
@@ -987,12 +995,32 @@ fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext<G>) {
     }
 }
 
+/// Iterations of the main tree since its last playout, for [`DEPTH_STALL`].
+#[derive(Default)]
+struct Stall {
+    playouts: u64,
+    iterations: u64,
+}
+
+impl Stall {
+    /// Whether [`DEPTH_STALL`] iterations of `tree` passed since the last
+    /// look that saw a new playout.
+    fn stalled(&mut self, tree: &Tree<impl Game>) -> bool {
+        if tree.playouts != self.playouts {
+            self.playouts = tree.playouts;
+            self.iterations = tree.iterations;
+        }
+        tree.iterations - self.iterations >= DEPTH_STALL
+    }
+}
+
 /// The reporting thread: searches like a worker, and also watches the
 /// limits, stops the others and reports progress.
 struct MainLoop<'a, 'b, G: Game> {
     ctx: &'a RunContext<'a, G>,
     plan: Option<TimePlan>,
     depth_limit: Option<u32>,
+    stall: Stall,
     start: Instant,
     shares: &'a [Share],
     on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
@@ -1039,7 +1067,16 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 std::thread::sleep(Duration::from_micros(200));
                 continue;
             }
-            for i in 0..group.len() {
+            // Under a depth limit only the main tree runs here (while it has
+            // work): the depth read is its own, and with many trees per
+            // thread (Threads 256 on 2 cores) taking turns it would deepen a
+            // hundred times slower.
+            let turns = if self.depth_limit.is_some() && group[0].active() {
+                1
+            } else {
+                group.len()
+            };
+            for i in 0..turns {
                 if !group[i].active() {
                     continue;
                 }
@@ -1092,7 +1129,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
     }
 
     /// Time, depth and settledness checks.
-    fn limits_reached(&self, tree: &Tree<G>, time_base: Instant) -> bool {
+    fn limits_reached(&mut self, tree: &Tree<G>, time_base: Instant) -> bool {
         if let Some(d) = self.depth_limit {
             // The depth is the mean depth at which playouts start; iterations
             // that end in proven nodes do not count, since they cannot
@@ -1104,7 +1141,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 // deepen.
                 None => tree.iterations > 0,
             };
-            if depth_reached || tree.full || self.best_is_proven() {
+            if depth_reached || tree.full || self.stall.stalled(tree) || self.best_is_proven() {
                 return true;
             }
         }

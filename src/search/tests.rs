@@ -551,6 +551,48 @@ fn depth_limit_ends_when_the_best_move_is_proven() {
     );
 }
 
+/// A depth limit ends with the solver off in a position whose tree holds
+/// only finished games: every iteration ends in one and the mean depth never
+/// grows (hostile input round 2, Z1). Before, it ran until stopped.
+#[test]
+fn depth_limit_ends_when_no_iteration_reaches_a_playout() {
+    let pos: Position =
+        "xooo1xooo/o1o1x1xxo/xxxx2xo1/oooxxxoxx/xo1ooxxxo/xx3oo1x/x1xxox2x/ooxo1o3/oxxox1ooo o 31 e1"
+            .parse()
+            .unwrap();
+    let mut options = options(1, 16);
+    options.params.solver = false;
+    let mut s = Searcher::new(options, pos).unwrap();
+    // The node limit only keeps a broken build from running forever.
+    let limits = Limits {
+        depth: Some(2),
+        nodes: Some(4 * DEPTH_STALL),
+        ..Limits::default()
+    };
+    let report = run(&mut s, &pos, &limits);
+    assert!(report.depth < 2, "{report:?}");
+    assert!(report.nodes < 2 * DEPTH_STALL, "{report:?}");
+}
+
+/// Under a depth limit the reporting thread runs the main tree only, so
+/// that with more trees than cores (Threads 256 on 2 cores) the depth is not
+/// reached a hundred times slower (Z2): the other trees of its group stay
+/// idle.
+#[test]
+fn depth_limit_runs_only_the_main_tree_on_the_reporting_thread() {
+    let threads = cores() + 1;
+    let mut s = searcher(threads, 16, 0);
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    let report = run(&mut s, &Position::startpos(), &limits);
+    assert!(report.depth >= 3, "{report:?}");
+    // Tree `cores()` shares the reporting thread with tree 0.
+    assert!(s.trees[0].iterations > u64::from(CHECK_EVERY));
+    assert_eq!(s.trees[cores()].iterations, 0);
+}
+
 fn options(threads: usize, hash_mb: usize) -> Options {
     Options {
         threads,
