@@ -8,7 +8,8 @@
 //! contradicts the field, a warning goes to the log and the macroboard
 //! decides where to play. Times are capped: the bank of `action move` at
 //! the `settings timebank` maximum (10 s when not given), every time at
-//! [`MAX_TIME`](super::input::MAX_TIME).
+//! [`MAX_TIME`](super::input::MAX_TIME), and a move's thinking at
+//! [`MAX_MOVE_TIME`].
 
 use crate::game::Player;
 use std::io::{self, BufRead, Write};
@@ -27,6 +28,9 @@ use crate::search::{Clock, Control, Limits, Options, SearchError, Searcher};
 const DEFAULT_TIMEBANK: Duration = Duration::from_secs(10);
 /// The time per move assumed when `settings time_per_move` was not given.
 const DEFAULT_TIME_PER_MOVE: Duration = Duration::from_millis(500);
+/// The longest a move may take, whatever the bank (ten times the sites'
+/// time per move): a bank of hours would otherwise give minutes a move.
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(5);
 
 /// Why the riddles loop cannot start or go on.
 #[derive(Debug, Error)]
@@ -332,6 +336,7 @@ fn act(
             inc: state.time_per_move.unwrap_or(DEFAULT_TIME_PER_MOVE),
             movestogo: None,
         }),
+        movetime: Some(MAX_MOVE_TIME),
         ..Limits::default()
     };
     let control = Control::new();
