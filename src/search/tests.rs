@@ -586,10 +586,12 @@ fn depth_limit_runs_only_the_main_tree_on_the_reporting_thread() {
         depth: Some(3),
         ..Limits::default()
     };
-    let report = run(&mut s, &Position::startpos(), &limits);
-    assert!(report.depth >= 3, "{report:?}");
+    run(&mut s, &Position::startpos(), &limits);
+    // The main tree reached the depth (the report's is over all trees).
+    let main = &s.trees[0];
+    assert!(main.depth_sum / main.playouts >= 3);
     // Tree `cores()` shares the reporting thread with tree 0.
-    assert!(s.trees[0].iterations > u64::from(CHECK_EVERY));
+    assert!(main.iterations > u64::from(CHECK_EVERY));
     assert_eq!(s.trees[cores()].iterations, 0);
 }
 
