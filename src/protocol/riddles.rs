@@ -64,6 +64,14 @@ pub enum PositionError {
         /// What it holds.
         text: String,
     },
+    /// A macroboard entry that is none of `-1`, `.`, `0`, `1`, `2`.
+    #[error("macroboard entry {index} is '{text}', expected -1, ., 0, 1 or 2")]
+    BadBoard {
+        /// The entry's place in the macroboard (0-8).
+        index: usize,
+        /// What it is (shortened).
+        text: String,
+    },
     /// The mark counts do not make it our turn.
     #[error("we have {mine} marks and the opponent {theirs}: not our turn")]
     NotOurTurn {
@@ -214,6 +222,16 @@ fn position(
     }
     if macroboard.len() != 9 {
         return Err(PositionError::MacroboardSize(macroboard.len()));
+    }
+    if let Some((index, text)) = macroboard
+        .iter()
+        .enumerate()
+        .find(|(_, t)| !["-1", ".", "0", "1", "2"].contains(&t.as_str()))
+    {
+        return Err(PositionError::BadBoard {
+            index,
+            text: shorten(text),
+        });
     }
     let (mine, theirs, cells) = read_field(field, bot_id)?;
     let (me, marks) = sides(mine, theirs)?;
@@ -411,6 +429,22 @@ mod tests {
             hash_mb: 16,
             ..Options::default()
         }
+    }
+
+    /// Regression (hostile input round 2): a macroboard entry `zz` was
+    /// read as an unplayable board; now it is an error.
+    #[test]
+    fn macroboard_entries_are_checked() {
+        let field = field_of(&Position::startpos(), [".", "0", "1"]);
+        let field: Vec<String> = field.split(',').map(String::from).collect();
+        let mut boards = vec!["-1".to_string(); 9];
+        boards[4] = "zz".into();
+        assert_eq!(
+            position(&field, &boards, "1").err().map(|e| e.to_string()),
+            Some("macroboard entry 4 is 'zz', expected -1, ., 0, 1 or 2".to_string())
+        );
+        boards[4] = ".".into();
+        assert!(position(&field, &boards, "1").is_ok());
     }
 
     fn field_of(pos: &Position, dialect: [&str; 3]) -> String {
