@@ -486,6 +486,28 @@ fn time_controls_are_honoured() {
     }
 }
 
+/// `Threads` far above the cores still keeps a 30 ms clock: no more
+/// threads run than there are cores, and the one that watches the clock
+/// is not starved. The bound is the clock itself, on the search's own
+/// time; the median of a few moves, so that one preemption of the whole
+/// engine on a loaded machine does not decide it.
+#[test]
+fn many_threads_keep_a_short_clock() {
+    let _timing = timing();
+    let mut e = Engine::start(&[]);
+    e.send("setoption name Threads value 256");
+    e.send("position startpos moves e5");
+    let mut took = Vec::new();
+    for _ in 0..5 {
+        e.send("go wtime 30 btime 30");
+        let (lines, best) = bestmove(&mut e, PATIENCE);
+        assert_ne!(best, "0000", "{lines:?}");
+        took.push(search_time(&lines));
+    }
+    took.sort();
+    assert!(took[2] < Duration::from_millis(30), "{took:?}");
+}
+
 #[test]
 fn quit_and_end_of_input_mid_search() {
     let mut e = Engine::start(&[]);
