@@ -607,7 +607,11 @@ fn depth_limit_with_many_threads_ends_at_the_depth() {
     let report = s.search(&pos, &limits, &[], &Control::new(), &mut |_| {});
     assert!(report.depth >= 2, "{report:?}");
     assert!(!s.tree.is_full(), "ended by a full tree: {report:?}");
-    assert!(s.workers.len() <= cores(), "{} threads ran", s.workers.len());
+    assert!(
+        s.workers.len() <= cores(),
+        "{} threads ran",
+        s.workers.len()
+    );
 }
 
 fn options(threads: usize, hash_mb: usize) -> Options {
