@@ -190,13 +190,7 @@ fn carries_out_every_command_and_refuses_bad_ones() {
 fn streams_the_state_as_server_sent_events() {
     let gui = GuiProcess::start(&[]);
     let a = gui.addr.as_str();
-    let mut stream = TcpStream::connect(a).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(stream, "GET /events HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();
-    let mut reader = BufReader::new(stream);
-    let (status, headers) = gui_common::read_head(&mut reader);
+    let (status, headers, mut reader) = open_events(a);
     assert_eq!(status, 200);
     assert!(headers.contains(&("content-type".into(), "text/event-stream".into())));
     let mut next_state = || loop {
@@ -217,6 +211,19 @@ fn streams_the_state_as_server_sent_events() {
             break;
         }
     }
+}
+
+/// Opens the event stream at `a`: its status, headers and the stream after
+/// them.
+fn open_events(a: &str) -> (u16, Vec<(String, String)>, BufReader<TcpStream>) {
+    let mut stream = TcpStream::connect(a).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(stream, "GET /events HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = gui_common::read_head(&mut reader);
+    (status, headers, reader)
 }
 
 /// A fake UGI engine (a shell script): answers the handshake; on `go` it
@@ -580,13 +587,7 @@ fn a_closed_event_stream_frees_its_slot() {
     let gui = GuiProcess::start(&[]);
     let a = gui.addr.as_str();
     let open = || {
-        let mut stream = TcpStream::connect(a).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        write!(stream, "GET /events HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();
-        let mut reader = BufReader::new(stream);
-        let (status, _) = gui_common::read_head(&mut reader);
+        let (status, _, reader) = open_events(a);
         (status, reader)
     };
     // The server's MAX_STREAMS.
