@@ -134,19 +134,33 @@ pub fn main(args: &AnalyzeArgs) -> Result<(), CliError> {
 /// `Variant` tag names.
 fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|source| CliError::ReadPgn {
+    let text = std::fs::File::open(file).map_err(|source| CliError::ReadPgn {
         file: file.to_path_buf(),
         source,
     })?;
-    let games = pgn::read(&text, &name)?;
+    // One game at a time: those before the one asked for are only checked.
     let number = args.game_number.unwrap_or(1);
-    let Some(game) = games.get(number - 1) else {
-        return Err(CliError::NoSuchGame {
-            file: file.to_path_buf(),
-            number,
-            games: games.len(),
-        });
+    let mut games = pgn::games(std::io::BufReader::new(text), &name);
+    let mut read = 0;
+    let game = loop {
+        match games.next() {
+            Some(game) => {
+                let game = game?;
+                read += 1;
+                if read == number {
+                    break game;
+                }
+            }
+            None => {
+                return Err(CliError::NoSuchGame {
+                    file: file.to_path_buf(),
+                    number,
+                    games: read,
+                });
+            }
+        }
     };
+    let game = &game;
     if game.moves.is_empty() {
         return Err(CliError::NoMovesInGame {
             file: file.to_path_buf(),

@@ -114,6 +114,10 @@ const STYLE_CSS: &str = include_str!("assets/style.css");
 const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
+/// An event stream with nothing new sends a comment this often, so that a
+/// closed page's slot is freed (at the second write that fails) within
+/// about two of these.
+const PING_EVERY: Duration = Duration::from_secs(1);
 /// Iterations per position in whole-game analysis.
 const SCAN_NODES: u64 = 20_000;
 
@@ -541,7 +545,8 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
 }
 
 /// Serves the event stream: the view now, then on every change (at most
-/// about 12 a second), with a comment every 15 s to notice closed pages.
+/// about 12 a second), with a comment every [`PING_EVERY`] to notice closed
+/// pages.
 fn stream(shared: &Shared, request: Request) {
     {
         let mut n = match shared.streams.lock() {
@@ -570,9 +575,10 @@ fn serve_stream(shared: &Shared, w: &mut dyn Write) -> std::io::Result<()> {
     loop {
         let text = {
             let mut s = shared.lock();
-            let deadline = Instant::now() + Duration::from_secs(15);
+            let deadline = Instant::now() + PING_EVERY;
             while Some(s.version()) == sent && Instant::now() < deadline {
-                s = match shared.changed.wait_timeout(s, Duration::from_secs(1)) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                s = match shared.changed.wait_timeout(s, left) {
                     Ok((s, _)) => s,
                     Err(p) => p.into_inner().0,
                 };

@@ -173,9 +173,13 @@ pub enum NetError {
         /// Its value.
         value: f32,
     },
-    /// The name is not printable ASCII.
-    #[error("the net's name is not printable ASCII")]
+    /// The name is empty or not printable ASCII.
+    #[error("the net's name is empty or not printable ASCII")]
     Name,
+    /// The path is no regular file (a FIFO or a device would block or
+    /// never end).
+    #[error("{} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
 }
 
 /// FNV-1a, 32 bits: the checksum of net and data files.
@@ -346,7 +350,7 @@ impl Net {
         let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
         let name = std::str::from_utf8(&name_bytes[..end])
             .ok()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_graphic()))
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
             .ok_or(NetError::Name)?;
         let mut flat: Vec<f32> = bytes[HEADER_LEN..expected - 4]
             .chunks_exact(4)
@@ -359,13 +363,35 @@ impl Net {
         Ok(Net::from_flat(&flat, name))
     }
 
-    /// Reads a net file.
+    /// Reads a net file: a regular file (a FIFO or a device is refused
+    /// before it is opened), of which no more than a net's length is read.
     pub fn load(path: &Path) -> Result<Net, NetError> {
-        let bytes = std::fs::read(path).map_err(|source| NetError::Read {
+        use std::io::Read;
+        let read = |source| NetError::Read {
             path: path.to_owned(),
             source,
-        })?;
-        Net::from_bytes(&bytes)
+        };
+        let meta = std::fs::metadata(path).map_err(read)?;
+        if !meta.is_file() {
+            return Err(NetError::NotAFile(path.to_owned()));
+        }
+        let mut bytes = Vec::with_capacity(FILE_LEN + 1);
+        std::fs::File::open(path)
+            .and_then(|f| {
+                f.take(FILE_LEN.max(FILE_LEN_V1) as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(read)?;
+        Net::from_bytes(&bytes).map_err(|e| match e {
+            // Only the start was read: the length is the file's.
+            NetError::Length { expected, .. } => NetError::Length {
+                found: usize::try_from(meta.len())
+                    .unwrap_or(usize::MAX)
+                    .max(bytes.len()),
+                expected,
+            },
+            e => e,
+        })
     }
 
     /// Writes the net file.

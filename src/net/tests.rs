@@ -60,6 +60,54 @@ fn bad_files_say_why() {
     );
 }
 
+#[cfg(unix)]
+/// Regression (hostile input round 2, E1/E2): a net file was read whole
+/// before any check (`/dev/zero` took 2 GB), and a FIFO never answered. Now
+/// anything but a regular file is refused unopened, and no more than a
+/// net's length is read: a 1 TiB (sparse) file is refused by its length.
+#[test]
+fn loading_reads_regular_files_and_no_more_than_a_net() {
+    let err = |p: &Path| Net::load(p).unwrap_err().to_string();
+    assert_eq!(
+        err(Path::new("/dev/null")),
+        "/dev/null is not a regular file"
+    );
+    let dir = std::env::temp_dir().join(format!("ultimo-net-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    assert_eq!(
+        err(&fifo),
+        format!("{} is not a regular file", fifo.display())
+    );
+    let mut huge = Trainer::new(13).net("big").to_bytes();
+    huge.resize(2 * FILE_LEN, 0);
+    let path = dir.join("huge.bin");
+    std::fs::write(&path, &huge).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(1 << 40).unwrap();
+    drop(file);
+    assert_eq!(
+        err(&path),
+        format!(
+            "the net file has {} bytes where {FILE_LEN} are expected (truncated?)",
+            1u64 << 40
+        )
+    );
+    // An empty name is no name.
+    let mut unnamed = Trainer::new(14).net("x").to_bytes();
+    unnamed[24] = 0;
+    let sum = fnv1a(&unnamed[..FILE_LEN - 4]);
+    unnamed[FILE_LEN - 4..].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        Net::from_bytes(&unnamed).unwrap_err().to_string(),
+        "the net's name is empty or not printable ASCII"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn values_are_the_same_under_the_symmetries() {
     // Not exactly (the net is not built symmetric), but the planes and
