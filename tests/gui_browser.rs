@@ -133,6 +133,18 @@ impl Session<'_> {
         png.len()
     }
 
+    /// The browser's log since the last call: its errors (console errors
+    /// and failed requests, e.g. a 4xx answer to a fetch).
+    fn console_errors(&self) -> Vec<String> {
+        let log = self.call("POST", "/se/log", json!({ "type": "browser" }));
+        log.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
     fn resize(&self, width: u32, height: u32) {
         self.call(
             "POST",
@@ -216,7 +228,8 @@ fn new_session(driver: &Driver) -> Session<'_> {
         }
     }
     let caps = json!({ "capabilities": { "alwaysMatch": {
-        "browserName": "chrome", "goog:chromeOptions": options } } });
+        "browserName": "chrome", "goog:chromeOptions": options,
+        "goog:loggingPrefs": { "browser": "ALL" } } } });
     let v = driver.call("POST", "/session", caps);
     Session {
         driver,
@@ -269,7 +282,7 @@ fn open_two_players(s: &Session, gui: &GuiProcess, nodes: u32) {
     let mode =
         json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": nodes } });
     let r = gui_common::api(&gui.addr, &mode.to_string());
-    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.wait(
         10,
         "two players",
@@ -302,6 +315,11 @@ fn plays_a_game_and_analyses_in_the_browser() {
     );
     let illegal = s.js("const l = [...document.querySelectorAll('rect.cell')].findIndex(c => !c.classList.contains('legal') && c.id !== 'c40'); return l;");
     let illegal = illegal.as_u64().expect("an illegal cell");
+    assert_eq!(
+        s.console_errors(),
+        Vec::<String>::new(),
+        "before the refusal"
+    );
     s.click(&format!("rect.hit[data-i='{illegal}']"));
     s.wait(
         10,
@@ -313,6 +331,8 @@ fn plays_a_game_and_analyses_in_the_browser() {
         refusal.contains("the move must be on") || refusal.contains("taken"),
         "{refusal}"
     );
+    // Shown on the page, and nothing in the browser's log.
+    assert_eq!(s.console_errors(), Vec::<String>::new(), "the refusal");
 
     // Play the game out: always the first legal cell.
     let mut clicks = 1;
@@ -697,6 +717,22 @@ fn board_details_and_hooks_in_the_browser() {
         refusal.starts_with("Think: '' is not a number"),
         "{refusal}"
     );
+    // Refused commands: shown on the status line, no browser errors.
+    s.console_errors();
+    s.js("document.getElementById('setup-fen').value = '9/9 x'; document.getElementById('setup').click();");
+    s.wait(10, "the refused set-up", "return document.getElementById('status').classList.contains('error') && document.getElementById('status').textContent.startsWith('bad FEN');");
+    s.js("document.getElementById('setup-fen').value = '';");
+    s.js("const i = document.getElementById('move-input'); i.value = 'a1';");
+    s.click("#move-input");
+    s.key("\u{E007}"); // Enter
+    s.wait(10, "the refused move", "return document.getElementById('status').textContent === 'a1: the move must be on the bottom board';");
+    assert_eq!(
+        s.js("return document.getElementById('move-input').value;"),
+        json!("a1"),
+        "a refused move stays in the box"
+    );
+    assert_eq!(s.console_errors(), Vec::<String>::new(), "refused commands");
+    assert_eq!(s.text("#moves"), "1.e5e4");
     // A later success clears it.
     s.click("#move-input");
     s.js("document.getElementById('move-input').value = 'd2';");
@@ -729,7 +765,7 @@ fn board_details_and_hooks_in_the_browser() {
     let link = link.as_str().unwrap().to_string();
     assert!(link.ends_with("/?moves=e5+e4+d2"), "{link}");
     let r = gui_common::api(&gui.addr, r#"{"cmd":"new"}"#);
-    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.call("POST", "/url", json!({ "url": link }));
     s.wait(30, "the shared game", "return document.querySelectorAll('#moves [data-ply]').length === 3 && location.search === '';");
 
@@ -770,7 +806,7 @@ fn board_details_and_hooks_in_the_browser() {
         &gui.addr,
         &json!({ "cmd": "setup", "moves": game }).to_string(),
     );
-    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.click("#scan");
     s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
     let summary = s.text("#summary");
