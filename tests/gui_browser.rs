@@ -811,6 +811,71 @@ fn board_details_and_hooks_in_the_browser() {
     s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
     let summary = s.text("#summary");
     assert!(summary.contains("average loss"), "{summary}");
+    // The same marks, losses and summary as the command line's review at
+    // the page's 20000 nodes a position (one thread both: the same search).
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_ultimo"))
+        .args([
+            "analyze",
+            "--review",
+            "--nodes",
+            "20000",
+            "--threads",
+            "1",
+            "--json",
+            "--moves",
+        ])
+        .args(game.split(' '))
+        .output()
+        .expect("ultimo analyze runs");
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let review: Value = serde_json::from_slice(&cli.stdout).expect("JSON");
+    let cli_marks: Vec<String> = review["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mark"].as_str().unwrap_or("").to_string())
+        .collect();
+    let page_marks = s.js("return [...document.querySelectorAll('#moves [data-ply]')].map(m => { const k = m.querySelector('.mark'); return k ? k.textContent : ''; });");
+    assert_eq!(
+        page_marks,
+        json!(cli_marks),
+        "the page's marks are the review's"
+    );
+    assert!(
+        cli_marks.iter().filter(|m| *m == "??").count() >= 2,
+        "{cli_marks:?}"
+    );
+    let judged = gui_common::state(&gui.addr)["judged"].clone();
+    for (k, m) in review["moves"].as_array().unwrap().iter().enumerate() {
+        let (page, cli) = (
+            judged[k]["loss"].as_f64().unwrap(),
+            m["loss"].as_f64().unwrap(),
+        );
+        assert!(
+            (page - cli).abs() < 1e-6,
+            "move {}: loss {page} on the page, {cli} by the review",
+            k + 1
+        );
+    }
+    for (i, side) in ["x", "o"].iter().enumerate() {
+        let v = &review["summary"][side];
+        let n = |k: &str| v[k].as_u64().unwrap();
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let line = format!(
+            "{side}: {}, {}, {}, average loss {:.2}",
+            plural(n("inaccuracies"), "inaccuracy", "inaccuracies"),
+            plural(n("mistakes"), "mistake", "mistakes"),
+            plural(n("blunders"), "blunder", "blunders"),
+            v["average_loss"].as_f64().unwrap()
+        );
+        let shown = s.text(&format!("#summary [data-side={side}]"));
+        assert_eq!(shown, line, "summary {i}");
+    }
     let marks = count(&s, "#moves .mark");
     assert_eq!(
         marks,
