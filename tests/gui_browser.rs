@@ -428,6 +428,19 @@ const HEAT_SHOWN: &str = "return document.getElementById('heat').checked \
 /// `@media (max-width: 760px)`).
 const PHONE_LAYOUT: &str = "return window.matchMedia('(max-width: 760px)').matches;";
 
+/// The move list is scrolled to the start of a row (or not scrolled), and
+/// the current move is in view.
+const WHOLE_ROW_ON_TOP: &str = "const b = document.getElementById('moves'); \
+    const c = b.querySelector('.current'); \
+    return b.scrollHeight > b.clientHeight && [...b.children].some(e => e.offsetTop === b.scrollTop) \
+    && (!c || (c.offsetTop >= b.scrollTop && c.offsetTop + c.offsetHeight <= b.scrollTop + b.clientHeight));";
+
+/// The move box's placeholder fits in the box.
+const PLACEHOLDER_FITS: &str = "const i = document.getElementById('move-input'); \
+    const st = getComputedStyle(i); const c = document.createElement('canvas').getContext('2d'); \
+    c.font = st.font; \
+    return c.measureText(i.placeholder).width <= i.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);";
+
 /// A count on the page.
 fn count(s: &Session, css: &str) -> u64 {
     s.js(&format!(
@@ -753,6 +766,11 @@ fn board_details_and_hooks_in_the_browser() {
     );
     let best = s.text("#lines tr .pvmove.first");
     assert_eq!(arrow, json!(best));
+    // An arrow, from the last move (which sends x to its board) to the reply.
+    assert_eq!(
+        s.js("const a = document.querySelector('.best-arrow'); return [a.dataset.from, a.querySelectorAll('line').length, a.querySelectorAll('polygon').length];"),
+        json!(["d2", 1, 1])
+    );
     s.key("f");
 
     // Sharing: the link opens the same game in another page.
@@ -897,9 +915,11 @@ fn board_details_and_hooks_in_the_browser() {
     for theme in ["light", "dark"] {
         set_theme(&s, theme);
         s.resize(1280, 900);
+        assert_eq!(s.js(WHOLE_ROW_ON_TOP), json!(true), "the move list's top row");
         s.screenshot(&dir.join(format!("uttt-desktop-{theme}.png")));
         s.resize(390, 844);
         s.wait(10, "the phone layout", PHONE_LAYOUT);
+        assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("uttt-phone-{theme}.png")));
     }
     let bg = s.js("return getComputedStyle(document.body).backgroundColor;");
@@ -935,6 +955,7 @@ fn board_details_and_hooks_in_the_browser() {
         s.wait(10, "the phone layout", PHONE_LAYOUT);
         let buttons = s.js("return [...document.querySelectorAll('#nav button')].every(b => b.getBoundingClientRect().height >= 40);");
         assert_eq!(buttons, json!(true), "phone buttons at least 40 px");
+        assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("super15-phone-{theme}.png")));
     }
     let _ = writeln!(
