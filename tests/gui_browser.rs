@@ -915,19 +915,19 @@ fn board_details_and_hooks_in_the_browser() {
     for theme in ["light", "dark"] {
         set_theme(&s, theme);
         s.resize(1280, 900);
-        assert_eq!(s.js(WHOLE_ROW_ON_TOP), json!(true), "the move list's top row");
+        assert_eq!(
+            s.js(WHOLE_ROW_ON_TOP),
+            json!(true),
+            "the move list's top row"
+        );
         s.screenshot(&dir.join(format!("uttt-desktop-{theme}.png")));
         s.resize(390, 844);
         s.wait(10, "the phone layout", PHONE_LAYOUT);
         assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("uttt-phone-{theme}.png")));
     }
-    let bg = s.js("return getComputedStyle(document.body).backgroundColor;");
-    assert_ne!(
-        bg,
-        json!("rgb(246, 244, 239)"),
-        "dark is not the light background"
-    );
+    let bg = s.js("return getComputedStyle(document.documentElement).backgroundColor;");
+    assert_eq!(bg, json!("rgb(22, 21, 18)"), "the dark background");
     s.resize(1280, 900);
     // The Heat map checkbox has the focus, and keys there are not the page's.
     s.js("document.activeElement.blur();");
@@ -963,6 +963,231 @@ fn board_details_and_hooks_in_the_browser() {
         "gui_browser: hooks, flip, typed moves, sharing, resignation, themes checked; \
          the issue's game reviewed: {marks} marks, {summary:?}; screenshots in {}",
         dir.display()
+    );
+    s.call("DELETE", "", json!(null));
+}
+
+/// One move from x's win: x holds the top-left and top boards and two
+/// cells of the top-right one, where o's last move sends it (i9 wins).
+const NEAR_WIN: &str = "xxxxxxxx1/9/9/4o4/8o/3o3o1/5o3/1o7/o6o1 x 9 f3";
+
+/// A fake UGI engine (a shell script) named `name` that runs `on_go` at
+/// each `go` (`$n` counts them).
+#[cfg(unix)]
+fn fake_engine(name: &str, on_go: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-browser-engines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.sh"));
+    let script = format!(
+        "n=0\nwhile read -r c rest; do\n case $c in\n  ugi) echo 'id name {name}'; echo ugiok;;\n  \
+         isready) echo readyok;;\n  go) n=$((n+1)); {on_go};;\n  quit) exit 0;;\n esac\ndone\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    format!("cmd=sh arg={} name={name}", path.display())
+}
+
+/// The rest of issue 20's list, each as a person meets it: the playable
+/// board's colour unlike the last move's, sound at a move, the running
+/// clock with tenths, a draw offered and accepted, the analysis mode's
+/// status, the heat map's note for an engine without one, clicks on
+/// analysis lines that all land, a failed engine's status, a FEN link, the
+/// winning line and Start at the end, move numbers from a set-up start on
+/// the list and the graph, the system's dark mode, and no error in the
+/// browser's log throughout.
+#[cfg(unix)]
+#[test]
+fn walks_the_issue_list_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let lines = fake_engine(
+        "lines",
+        "echo 'info depth 1 score cp 5 pv e4'; echo 'bestmove e4'",
+    );
+    let dies = fake_engine("dies", "exit 1");
+    let gui = GuiProcess::start(&["--engine", &lines, "--engine", &dies]);
+    let a = gui.addr.as_str();
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    open_two_players(&s, &gui, 200);
+    let api_ok = |json: Value| {
+        let r = gui_common::api(a, &json.to_string());
+        assert_eq!(r.json()["ok"], true, "{json}: {}", r.body);
+    };
+
+    // The playable board and the last move in different colours; a sound
+    // at a move when sound is on.
+    s.click("#sound");
+    api_ok(json!({ "cmd": "play", "mv": "e5" }));
+    s.wait(
+        10,
+        "the move",
+        "return document.querySelectorAll('#moves [data-ply]').length === 1;",
+    );
+    let fills = s.js("const f = (q) => getComputedStyle(document.querySelector(q)).fill; return [f('rect.sub.playable'), f('rect.cell.last')];");
+    assert_ne!(fills[0], fills[1], "playable board and last move: {fills}");
+    s.wait(
+        10,
+        "a sound",
+        "return +(document.body.dataset.sounds || 0) >= 1;",
+    );
+    s.click("#sound");
+
+    // The clock: the side to move's runs, in tenths under 10 s.
+    api_ok(
+        json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "clock", "base_ms": 8000, "inc_ms": 0 } }),
+    );
+    s.wait(10, "o's clock", "const o = document.getElementById('clock-o'); return !document.getElementById('clocks').hidden && o.classList.contains('running') && /^o 0:0[0-7]\\.\\d$/.test(o.textContent) && !document.getElementById('clock-x').classList.contains('running');");
+    api_ok(json!({ "cmd": "play", "mv": "e4" }));
+    s.wait(10, "x's clock", "const x = document.getElementById('clock-x'); return x.classList.contains('running') && /^x 0:0\\d\\.\\d$/.test(x.textContent) && !document.getElementById('clock-o').classList.contains('running');");
+
+    // A draw offered and accepted between people: the record says so.
+    s.click("#draw");
+    s.wait(
+        10,
+        "the offer",
+        "return !document.getElementById('accept-draw').hidden;",
+    );
+    s.click("#accept-draw");
+    s.wait(
+        10,
+        "the draw",
+        "return document.body.dataset.turn === 'over';",
+    );
+    assert!(
+        s.text("#status").contains("a draw"),
+        "{}",
+        s.text("#status")
+    );
+    let record = gui_common::state(a)["record"].as_str().unwrap().to_string();
+    assert!(record.contains("[Result \"1/2-1/2\"]"), "{record}");
+
+    // Analysis mode says so (not "two players"); an engine without a heat
+    // map gets a note.
+    api_ok(json!({ "cmd": "new" }));
+    s.js("const m = document.getElementById('mode'); m.value = 'ana'; m.dispatchEvent(new Event('change'));");
+    s.wait(
+        10,
+        "analysis mode",
+        "return document.getElementById('status').textContent.includes('analysis by Ultimo');",
+    );
+    assert!(!s.text("#status").contains("two players"));
+    s.js("const e = document.getElementById('ana-engine'); e.value = '1'; e.dispatchEvent(new Event('change'));");
+    s.wait(10, "the outside engine's line", "return document.querySelector('#lines tr .pvmove.first') && document.getElementById('ana-info').textContent.startsWith('lines');");
+    s.click("#heat");
+    let note = s.wait(
+        10,
+        "the heat map's note",
+        "const n = document.getElementById('heat-note'); return !n.hidden && n.textContent;",
+    );
+    assert!(
+        note.as_str().unwrap().contains("lines does not report"),
+        "{note}"
+    );
+    s.click("#heat");
+
+    // Clicks on Ultimo's lines while they update: each one plays its move.
+    s.js("const e = document.getElementById('ana-engine'); e.value = '0'; e.dispatchEvent(new Event('change'));");
+    for k in 1..=4 {
+        s.wait(30, "lines", &format!("return document.getElementById('ana-info').textContent.startsWith('Ultimo') && document.querySelectorAll('#moves [data-ply]').length === {} && document.querySelector('#lines tr .pvmove.first');", k - 1));
+        s.click("#lines tr .pvmove.first");
+        s.wait(
+            10,
+            "the clicked line's move",
+            &format!("return document.querySelectorAll('#moves [data-ply]').length === {k};"),
+        );
+    }
+    s.js("document.activeElement.blur();");
+    s.key("f");
+
+    // A failed engine: the status says so (not "thinking").
+    api_ok(json!({ "cmd": "new" }));
+    api_ok(
+        json!({ "cmd": "mode", "mode": "hve", "human": "x", "o": 2, "limit": { "kind": "movetime", "ms": 100 } }),
+    );
+    api_ok(json!({ "cmd": "play", "mv": "e5" }));
+    s.wait(30, "the failure", "return document.getElementById('status').textContent.includes('failed: restart it') && document.querySelector('.engine-error button');");
+    assert!(!s.text("#status").contains("thinking"));
+
+    // A FEN link; the share link of a set-up game names its FEN.
+    let link = format!("{}?fen={}", gui.url(), NEAR_WIN.replace(' ', "+"));
+    s.call("POST", "/url", json!({ "url": link }));
+    s.wait(
+        30,
+        "the linked position",
+        "return document.querySelectorAll('[data-mark=x]').length === 8 && location.search === '';",
+    );
+    api_ok(
+        json!({ "cmd": "mode", "mode": "eve", "x": 0, "o": 0, "limit": { "kind": "nodes", "nodes": 200 } }),
+    );
+    s.click("#share");
+    let shared = s.wait(
+        10,
+        "the link",
+        "return document.getElementById('share').dataset.link;",
+    );
+    assert!(
+        shared.as_str().unwrap().contains("fen=xxxxxxxx1"),
+        "{shared}"
+    );
+    // Engines play it out from Start: the winning line, and Start says the
+    // game is over.
+    s.wait(10, "Start", "const b = document.getElementById('start'); return !b.hidden && b.textContent === 'Start';");
+    s.click("#start");
+    s.wait(
+        60,
+        "the end",
+        "return document.body.dataset.turn === 'over';",
+    );
+    assert_eq!(count(&s, ".winline.x[data-winline='012']"), 1);
+    assert_eq!(
+        s.js("const b = document.getElementById('start'); return [b.textContent, b.disabled];"),
+        json!(["Game over", true])
+    );
+    assert_eq!(s.text("#evaltext"), "100%");
+
+    // Move numbers count from a set-up start: README's game, x's 25. h7??.
+    let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
+    api_ok(json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": 200 } }));
+    api_ok(json!({ "cmd": "setup", "fen": fen, "moves": "i3 i9 h9 a9 h7 g7" }));
+    s.wait(
+        10,
+        "the set-up game",
+        "return document.querySelectorAll('#moves [data-ply]').length === 6;",
+    );
+    assert_eq!(s.text("#moves .num"), "23.");
+    s.click("#scan");
+    s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
+    let marked = s.js("return [...document.querySelectorAll('#graph .mistake title')].map(t => t.textContent.split(':')[0]);");
+    assert!(
+        marked.as_array().unwrap().contains(&json!("25. h7??")),
+        "{marked}"
+    );
+    assert_eq!(
+        s.js("return document.querySelector(\"#moves [data-ply='5'] .mark\").textContent;"),
+        json!("??")
+    );
+
+    // Dark mode follows the system's choice ("auto").
+    set_theme(&s, "auto");
+    let scheme = |v: &str| {
+        let media = json!({ "cmd": "Emulation.setEmulatedMedia", "params": {
+            "features": [{ "name": "prefers-color-scheme", "value": v }] } });
+        s.call("POST", "/goog/cdp/execute", media);
+        s.js("return getComputedStyle(document.documentElement).backgroundColor;")
+    };
+    assert_eq!(scheme("dark"), json!("rgb(22, 21, 18)"));
+    assert_eq!(scheme("light"), json!("rgb(246, 244, 239)"));
+
+    assert_eq!(
+        s.console_errors(),
+        Vec::<String>::new(),
+        "the browser's log"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: the issue's list walked: colours, sound, clock, draw, analysis mode, heat note, \
+         line clicks, failed engine, FEN link, winning line, set-up numbering ({marked}), dark mode"
     );
     s.call("DELETE", "", json!(null));
 }

@@ -756,10 +756,18 @@ impl Heard {
     }
 
     /// The analysis so far, when there is news and it is due (every
-    /// [`INFO_INTERVAL`], or at once when every line has come).
-    fn due(&mut self, fen: &str, name: &str, started: Instant) -> Option<AnalysisView> {
-        let due =
-            self.last_sent.elapsed() >= INFO_INTERVAL || self.lines.iter().all(Option::is_some);
+    /// [`INFO_INTERVAL`], at once when every line has come, or when the
+    /// search has `ended`, so that its last lines are not lost).
+    fn due(
+        &mut self,
+        fen: &str,
+        name: &str,
+        started: Instant,
+        ended: bool,
+    ) -> Option<AnalysisView> {
+        let due = ended
+            || self.last_sent.elapsed() >= INFO_INTERVAL
+            || self.lines.iter().all(Option::is_some);
         if !self.fresh || !due {
             return None;
         }
@@ -805,7 +813,7 @@ fn external_job<G: GuiGame>(
     loop {
         let got = engine.wait_for(POLL, &never, |l| heard.take::<G>(l, side));
         if limit.is_none()
-            && let Some(view) = heard.due(&fen, ctx.name, started)
+            && let Some(view) = heard.due(&fen, ctx.name, started, got.is_ok())
         {
             ctx.send(Update::Info(view));
         }

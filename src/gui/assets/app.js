@@ -813,7 +813,8 @@ function wire() {
   $("analysis").addEventListener("change", (e) => sendAnalysis(e.target.checked));
   $("multipv").addEventListener("change", () => sendAnalysis(true));
   $("ana-engine").addEventListener("change", () => sendAnalysis(true));
-  $("heat").addEventListener("change", () => state && drawBoard(state));
+  // The board and the analysis panel (the heat map's note) at once.
+  $("heat").addEventListener("change", () => { if (state) { drawBoard(state); drawAnalysis(state); } });
   $("first").addEventListener("click", () => goto(0));
   $("prev").addEventListener("click", () => state && goto(state.cursor - 1));
   $("next").addEventListener("click", () => state && goto(state.cursor + 1));
