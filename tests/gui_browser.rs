@@ -945,6 +945,18 @@ fn board_details_and_hooks_in_the_browser() {
     assert_eq!(count(&s, "[data-square]"), 80);
     assert_eq!(count(&s, "[data-square][data-piece]"), 32);
     assert_eq!(count(&s, "[data-square='e3'][data-piece^='x']"), 1);
+    // For the screenshots, a game with captures: points and a super piece
+    // (its code in capitals).
+    let fen = ".o2o3o4.o5o4o3o2./.o1o1.o3.o2.../....X4(10)...../..o2(1)......./\
+               ........../....x3...../..x1x2.x3x2x1x1./.x2x3.x5x5x4x3x2. x 3 12";
+    let url = format!(
+        "{}?game=super15&fen={}&moves=c2c3+b7b6",
+        gui.url(),
+        fen.replace(' ', "+")
+    );
+    s.call("POST", "/url", json!({ "url": url }));
+    s.wait(30, "the Super 1 al 5 position", "return document.querySelectorAll('.piece.super').length === 1 && document.querySelectorAll('#moves [data-ply]').length === 2;");
+    assert_eq!(count(&s, "[data-square='e6'][data-piece='X4']"), 1);
     s.key("f");
     s.wait(30, "analysis", "return document.querySelectorAll('#lines tr').length > 0 && document.querySelector('.best-arrow');");
     for theme in ["light", "dark"] {
@@ -953,8 +965,17 @@ fn board_details_and_hooks_in_the_browser() {
         s.screenshot(&dir.join(format!("super15-desktop-{theme}.png")));
         s.resize(390, 844);
         s.wait(10, "the phone layout", PHONE_LAYOUT);
-        let buttons = s.js("return [...document.querySelectorAll('#nav button')].every(b => b.getBoundingClientRect().height >= 40);");
-        assert_eq!(buttons, json!(true), "phone buttons at least 40 px");
+        let small = s.js("return [...document.querySelectorAll('button, select')].filter(b => b.offsetParent !== null && b.getBoundingClientRect().height < 40).map(b => b.id || b.textContent);");
+        assert_eq!(small, json!([]), "phone buttons at least 40 px");
+        // The point badges: at least 12 px across, their numbers 9 px.
+        let badges = s.js("return [...document.querySelectorAll('.piece .badge')].map(b => Math.round(b.getBoundingClientRect().width));");
+        let badges = badges.as_array().unwrap();
+        assert!(
+            badges.len() == 2 && badges.iter().all(|w| w.as_u64().unwrap() >= 12),
+            "{badges:?}"
+        );
+        let pts = s.js("return Math.round(document.querySelector('.piece .pts').getBoundingClientRect().height);");
+        assert!(pts.as_u64().unwrap() >= 9, "the points' height {pts}");
         assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("super15-phone-{theme}.png")));
     }

@@ -757,8 +757,9 @@ impl Session {
             *left = left.saturating_sub(took.as_millis() as u64) + inc_ms;
         }
         self.status = match played.outcome {
-            Some(Outcome::Win(p)) => format!("{mv}: {p} wins"),
-            Some(Outcome::Draw) => format!("{mv}: the game is drawn"),
+            // The status line says the result already ("Game over: x wins").
+            Some(Outcome::Win(_)) => format!("the winning move: {mv}"),
+            Some(Outcome::Draw) => format!("the last move: {mv}"),
             None => String::new(),
         };
         self.changed();

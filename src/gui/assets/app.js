@@ -175,7 +175,10 @@ function drawArrow(s) {
   const [ux, uy] = [dx / len, dy / len];
   // From the edge of the piece or mark it starts at, which stays readable.
   if (fromName) from = [from[0] + ux * 4.2, from[1] + uy * 4.2];
-  const tip = [to[0] - ux * 1.5, to[1] - uy * 1.5];
+  // Short of a piece it takes; into a free cell (Ultimate Tic-Tac-Toe),
+  // past its centre, so that a move to the next cell still shows a shaft.
+  const reach = s.game === "super15" ? -1.5 : 1.5;
+  const tip = [to[0] + ux * reach, to[1] + uy * reach];
   const base = [tip[0] - ux * 4, tip[1] - uy * 4];
   el("line", { x1: from[0], y1: from[1], x2: base[0], y2: base[1] }, g);
   el("polygon", { points: `${tip[0]},${tip[1]} ${base[0] - uy * 2.5},${base[1] + ux * 2.5} ${base[0] + uy * 2.5},${base[1] - ux * 2.5}` }, g);
