@@ -759,6 +759,11 @@ fn board_details_and_hooks_in_the_browser() {
     s.wait(30, "analysis", "return document.querySelectorAll('#lines tr').length > 0 && document.getElementById('ana-depth').textContent.startsWith('depth');");
     assert!(s.text("#ana-nps").ends_with("nodes/s"));
     assert!(s.text("#evaltext").ends_with('%'));
+    // The eval bar: wide enough to read, each side's end labelled.
+    assert_eq!(
+        s.js("const b = document.getElementById('evalbar'); return [b.getBoundingClientRect().width >= 24, [...b.querySelectorAll('.evalside')].map(e => e.textContent)];"),
+        json!([true, ["o", "x"]])
+    );
     let arrow = s.wait(
         10,
         "the best-move arrow",
@@ -912,6 +917,10 @@ fn board_details_and_hooks_in_the_browser() {
         "return document.querySelectorAll('#lines tr').length > 0;",
     );
     s.click("#heat");
+    // Draws in the lines: the sums of back-to-back searches are kept (the
+    // position is a likely draw: the review gives cp -19 there).
+    let draws = s.wait(30, "lines with draws", "const t = document.querySelector('#lines tr .res'); const m = t && /^\\d+% \\/ (\\d+)% \\/ \\d+%$/.exec(t.textContent); return m && +m[1] > 0 ? +m[1] : null;");
+    assert!(draws.as_u64().unwrap() >= 20, "draws {draws}%");
     for theme in ["light", "dark"] {
         set_theme(&s, theme);
         s.resize(1280, 900);
@@ -979,6 +988,20 @@ fn board_details_and_hooks_in_the_browser() {
         assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("super15-phone-{theme}.png")));
     }
+    // Resignation in Super 1 al 5 too, as its rules promise.
+    s.resize(1280, 900);
+    s.click("#resign");
+    s.wait(10, "the resignation", "return document.body.dataset.turn === 'over' && document.getElementById('status').textContent.includes('x resigns');");
+    let record = gui_common::state(&gui.addr)["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        record.contains("[Variant \"Super 1 al 5\"]")
+            && record.contains("[Result \"0-1\"]")
+            && record.contains("[Termination \"normal\"]"),
+        "{record}"
+    );
     let _ = writeln!(
         std::io::stderr(),
         "gui_browser: hooks, flip, typed moves, sharing, resignation, themes checked; \
@@ -1170,12 +1193,17 @@ fn walks_the_issue_list_in_the_browser() {
     // Move numbers count from a set-up start: README's game, x's 25. h7??.
     let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
     api_ok(json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": 200 } }));
-    api_ok(json!({ "cmd": "setup", "fen": fen, "moves": "i3 i9 h9 a9 h7 g7" }));
+    // A refused set-up, then a good one: the red error goes.
+    s.js("document.getElementById('setup-fen').value = 'x 9'; document.getElementById('setup').click();");
     s.wait(
         10,
-        "the set-up game",
-        "return document.querySelectorAll('#moves [data-ply]').length === 6;",
+        "the refused set-up",
+        "return document.getElementById('status').classList.contains('error');",
     );
+    s.js(&format!(
+        "document.getElementById('setup-fen').value = '{fen}'; document.getElementById('setup-moves').value = 'i3 i9 h9 a9 h7 g7'; document.getElementById('setup').click();"
+    ));
+    s.wait(10, "the set-up game", "return document.querySelectorAll('#moves [data-ply]').length === 6 && !document.getElementById('status').classList.contains('error');");
     assert_eq!(s.text("#moves .num"), "23.");
     s.click("#scan");
     s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
