@@ -19,7 +19,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gui_common::{GuiProcess, request};
+use gui_common::{GuiProcess, fake_engine, request};
 use serde_json::{Value, json};
 
 struct Driver {
@@ -1015,21 +1015,6 @@ fn board_details_and_hooks_in_the_browser() {
 /// cells of the top-right one, where o's last move sends it (i9 wins).
 const NEAR_WIN: &str = "xxxxxxxx1/9/9/4o4/8o/3o3o1/5o3/1o7/o6o1 x 9 f3";
 
-/// A fake UGI engine (a shell script) named `name` that runs `on_go` at
-/// each `go` (`$n` counts them).
-#[cfg(unix)]
-fn fake_engine(name: &str, on_go: &str) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-browser-engines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.sh"));
-    let script = format!(
-        "n=0\nwhile read -r c rest; do\n case $c in\n  ugi) echo 'id name {name}'; echo ugiok;;\n  \
-         isready) echo readyok;;\n  go) n=$((n+1)); {on_go};;\n  quit) exit 0;;\n esac\ndone\n"
-    );
-    std::fs::write(&path, script).unwrap();
-    format!("cmd=sh arg={} name={name}", path.display())
-}
-
 /// The rest of issue 20's list, each as a person meets it: the playable
 /// board's colour unlike the last move's, sound at a move, the running
 /// clock with tenths, a draw offered and accepted, the analysis mode's
@@ -1048,7 +1033,7 @@ fn walks_the_issue_list_in_the_browser() {
         "lines",
         "echo 'info depth 1 score cp 5 pv e4'; echo 'bestmove e4'",
     );
-    let dies = fake_engine("dies", "exit 1");
+    let dies = fake_engine("dies-at-once", "exit 1");
     let gui = GuiProcess::start(&["--engine", &lines, "--engine", &dies]);
     let a = gui.addr.as_str();
     let driver = start_driver(&chromedriver);

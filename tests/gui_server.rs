@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use gui_common::{GuiProcess, api, get, request, state, wait_state};
+use gui_common::{GuiProcess, api, fake_engine, get, request, state, wait_state};
 
 #[test]
 fn serves_the_page_only_to_its_own_origin() {
@@ -227,20 +227,6 @@ fn open_events(a: &str) -> (u16, Vec<(String, String)>, BufReader<TcpStream>) {
     let mut reader = BufReader::new(stream);
     let (status, headers) = gui_common::read_head(&mut reader);
     (status, headers, reader)
-}
-
-/// A fake UGI engine (a shell script): answers the handshake; on `go` it
-/// does what `on_go` says ($n counts the `go`s).
-fn fake_engine(name: &str, on_go: &str) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-engines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.sh"));
-    let script = format!(
-        "n=0\nwhile read -r c rest; do\n case $c in\n  ugi) echo 'id name {name}'; echo ugiok;;\n  \
-         isready) echo readyok;;\n  go) n=$((n+1)); {on_go};;\n  quit) exit 0;;\n esac\ndone\n"
-    );
-    std::fs::write(&path, script).unwrap();
-    format!("cmd=sh arg={} name={name}", path.display())
 }
 
 #[cfg(unix)]
