@@ -1,0 +1,230 @@
+//! The transposition table: buckets of four entries in one block reserved
+//! at the start within the hash budget, never grown. A bucket is two cache
+//! lines; an entry keeps the full 64-bit key (a proof must not rest on a
+//! collision of a shorter check), and a new entry replaces the bucket's
+//! entry with the least work: the subtrees that cost most to rebuild stay.
+
+use std::hash::{Hash, Hasher};
+
+/// Proof and disproof numbers: `INF` marks a solved node (a proof number of
+/// 0 and a disproof number of `INF`, or the other way round); unsolved
+/// numbers stay below it.
+pub(super) const INF: u32 = u32::MAX;
+
+/// The most an unsolved proof or disproof number can be.
+pub(super) const MAX_UNSOLVED: u32 = INF - 1;
+
+/// A distance that is not known (a position proven by
+/// [`Game::may_win`](crate::game::Game::may_win), with no line to the end).
+pub(super) const NO_DIST: u16 = u16::MAX;
+
+/// No move recorded.
+pub(super) const NO_MOVE: u16 = u16::MAX;
+
+/// What the search knows of one position and question.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Entry {
+    /// The position's and question's key; 0 with both numbers 0 is an
+    /// empty slot.
+    pub key: u64,
+    /// Proof number: 0 once the side to move is proven to reach the goal.
+    pub pn: u32,
+    /// Disproof number: 0 once it is proven not to.
+    pub dn: u32,
+    /// Nodes searched below this position, all visits together (saturates).
+    pub work: u32,
+    /// The index in the legal moves of the proving move (proven), the
+    /// longest-resisting move (disproven), or the last move searched.
+    pub best: u16,
+    /// Plies to the end of the game along the proof, once solved, if known.
+    pub dist: u16,
+}
+
+impl Entry {
+    /// A fresh entry for `key` with the numbers `pn` and `dn`.
+    pub fn new(key: u64, pn: u32, dn: u32) -> Entry {
+        Entry {
+            key,
+            pn,
+            dn,
+            work: 0,
+            best: NO_MOVE,
+            dist: NO_DIST,
+        }
+    }
+
+    /// Whether the question is answered either way.
+    pub fn solved(&self) -> bool {
+        self.pn == 0 || self.dn == 0
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pn == 0 && self.dn == 0
+    }
+}
+
+/// Entries per bucket.
+const WAYS: usize = 4;
+
+#[derive(Copy, Clone, Default)]
+#[repr(C, align(32))]
+struct Bucket([Entry; WAYS]);
+
+/// The bytes one bucket takes.
+pub(super) const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
+
+/// The transposition table.
+pub(super) struct Table {
+    buckets: Vec<Bucket>,
+}
+
+/// Why a table cannot be made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct AllocError;
+
+impl Table {
+    /// A table of at most `bytes` bytes (at least one bucket).
+    pub fn with_bytes(bytes: usize) -> Result<Table, AllocError> {
+        let n = (bytes / BUCKET_BYTES).max(1);
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| AllocError)?;
+        buckets.resize(n, Bucket::default());
+        Ok(Table { buckets })
+    }
+
+    /// The bytes the table holds (its reserved capacity).
+    pub fn bytes(&self) -> usize {
+        self.buckets.capacity() * BUCKET_BYTES
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+    }
+
+    #[inline(always)]
+    fn bucket_index(&self, key: u64) -> usize {
+        // Multiply-shift: the key's high bits pick the bucket, for any
+        // number of buckets.
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// The entry of `key`, if the table holds it.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<Entry> {
+        let bucket = &self.buckets[self.bucket_index(key)];
+        bucket
+            .0
+            .iter()
+            .find(|e| e.key == key && !e.is_empty())
+            .copied()
+    }
+
+    /// Stores `entry`, over the entry of the same key if there is one, else
+    /// over the bucket's entry with the least work (an empty one first).
+    #[inline]
+    pub fn put(&mut self, entry: Entry) {
+        debug_assert!(!entry.is_empty());
+        let i = self.bucket_index(entry.key);
+        let bucket = &mut self.buckets[i].0;
+        let mut slot = 0;
+        let mut least = u64::MAX;
+        for (k, e) in bucket.iter().enumerate() {
+            if e.key == entry.key && !e.is_empty() {
+                slot = k;
+                break;
+            }
+            let work = if e.is_empty() { 0 } else { 1 + e.work as u64 };
+            if work < least {
+                least = work;
+                slot = k;
+            }
+        }
+        bucket[slot] = entry;
+    }
+
+    /// Permille of the first thousand entries in use (as chess engines
+    /// report `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let sample = self
+            .buckets
+            .iter()
+            .flat_map(|b| b.0.iter())
+            .take(1000)
+            .collect::<Vec<_>>();
+        let used = sample.iter().filter(|e| !e.is_empty()).count();
+        (used * 1000 / sample.len().max(1)) as u32
+    }
+}
+
+/// The key of a position and question: a 64-bit hash of the whole position
+/// (everything its future depends on, so that no two positions with
+/// different futures share an entry but by a 64-bit collision) and the
+/// question's goal.
+#[inline]
+pub(super) fn key<G: Hash>(pos: &G, goal: u8) -> u64 {
+    let mut h = fxhash::FxHasher64::default();
+    pos.hash(&mut h);
+    mix(h.finish() ^ (goal as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// A 64-bit finaliser (MurmurHash3's): every input bit moves every output
+/// bit, so the high bits that pick a bucket are as good as the rest.
+#[inline(always)]
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_and_bucket_sizes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        assert_eq!(BUCKET_BYTES, 96);
+    }
+
+    #[test]
+    fn stays_within_its_bytes() {
+        for bytes in [1, 95, 96, 1000, 1 << 20, (1 << 20) + 50] {
+            let t = Table::with_bytes(bytes).unwrap();
+            assert!(
+                t.bytes() <= bytes.max(BUCKET_BYTES),
+                "{bytes}: {}",
+                t.bytes()
+            );
+            assert!(t.bytes() + BUCKET_BYTES > bytes, "{bytes}: {}", t.bytes());
+        }
+    }
+
+    #[test]
+    fn replaces_least_work() {
+        let mut t = Table::with_bytes(BUCKET_BYTES).unwrap();
+        for k in 1..=4u64 {
+            let mut e = Entry::new(k, 1, 1);
+            e.work = 10 * k as u32;
+            t.put(e);
+        }
+        for k in 1..=4 {
+            assert!(t.get(k).is_some());
+        }
+        let mut e = Entry::new(5, 2, 3);
+        e.work = 1;
+        t.put(e);
+        assert_eq!(t.get(1), None, "the least work goes");
+        assert_eq!(t.get(5).map(|e| (e.pn, e.dn)), Some((2, 3)));
+        // The same key is overwritten in place.
+        let mut e = Entry::new(4, 0, INF);
+        e.work = 0;
+        t.put(e);
+        assert_eq!(t.get(4).map(|e| e.pn), Some(0));
+        assert!(t.get(2).is_some() && t.get(3).is_some() && t.get(5).is_some());
+        t.clear();
+        assert_eq!(t.get(4), None);
+    }
+}
