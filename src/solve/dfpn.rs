@@ -198,6 +198,18 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
         }
     }
 
+    /// Stores and returns `e` proven by its move `i`, whose child's mover
+    /// cannot reach its goal in `dist` plies.
+    fn proven_at_once(&mut self, mut e: Entry, i: usize, dist: u16) -> Entry {
+        e.pn = 0;
+        e.dn = INF;
+        e.best = i as u16;
+        e.dist = one_more(dist);
+        e.work = e.work.saturating_add(1);
+        self.tt.put(e);
+        e
+    }
+
     /// The multiple-iterative-deepening step: searches `pos` (entry `e`,
     /// not solved, the game not over) until its proof number reaches `thp`
     /// or its disproof number `thd`, it is solved, or the search ends;
@@ -215,37 +227,49 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
         if self.generated >= self.next_check {
             self.check();
         }
+        // First the children the game settles, and the table's buckets of
+        // the others asked for; then the others looked up, their buckets
+        // loaded meanwhile.
         for (i, &mv) in moves.iter().enumerate() {
             let mut c = *pos;
             c.play_unchecked(mv);
             let key = key(&c, cgoal);
-            let (pn, dn, dist, work) = match settled(&c, cgoal) {
-                Some((pn, dn, dist)) => (pn, dn, dist, 0),
-                None => match self.tt.get(key) {
-                    Some(t) => (t.pn, t.dn, t.dist, t.work),
-                    None => (1, 1, NO_DIST, 0),
-                },
+            let (pn, dn, dist) = match settled(&c, cgoal) {
+                Some(known) => known,
+                None => {
+                    self.tt.prefetch(key);
+                    (0, 0, NO_DIST)
+                }
             };
-            if dn == 0 {
+            if dn == 0 && pn != 0 {
                 // The child's mover cannot reach its goal: this move
                 // reaches ours.
                 self.children.truncate(base);
-                e.pn = 0;
-                e.dn = INF;
-                e.best = i as u16;
-                e.dist = one_more(dist);
-                e.work = e.work.saturating_add(1);
-                self.tt.put(e);
-                return e;
+                return self.proven_at_once(e, i, dist);
             }
             self.children.push(Child {
                 mv,
                 key,
                 pn,
                 dn,
-                work,
+                work: 0,
                 dist,
             });
+        }
+        for i in base..self.children.len() {
+            let c = &mut self.children[i];
+            if c.pn != 0 || c.dn != 0 {
+                continue;
+            }
+            match self.tt.get(c.key) {
+                Some(t) => (c.pn, c.dn, c.dist, c.work) = (t.pn, t.dn, t.dist, t.work),
+                None => (c.pn, c.dn) = (1, 1),
+            }
+            if c.dn == 0 {
+                let dist = c.dist;
+                self.children.truncate(base);
+                return self.proven_at_once(e, i - base, dist);
+            }
         }
         loop {
             let kids = &self.children[base..];
