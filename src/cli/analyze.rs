@@ -292,7 +292,7 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
 /// `control` instead of ending the process, so that the analysis so far is
 /// printed. A signal whose handler cannot be installed ends the process as
 /// usual.
-fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
+pub(super) fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
     // Even a partial failure leaves the signals that were caught counting:
     // they must still stop the search.
     let _ = signal::install();

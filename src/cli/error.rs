@@ -108,6 +108,9 @@ pub enum CliError {
     /// The searcher cannot be made or refused its options (e.g. memory).
     #[error(transparent)]
     Search(#[from] SearchError),
+    /// The solver cannot be made as asked (hash, threads, memory).
+    #[error(transparent)]
+    Solve(#[from] crate::solve::SolveError),
     /// The protocol loop failed.
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
