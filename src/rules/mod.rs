@@ -380,7 +380,7 @@ impl fmt::Debug for MoveList {
 /// The marks and won boards are kept relative to the side to move (`us`,
 /// `them`) and swapped after each move: no field is indexed by player, so a
 /// copy in a playout loop lives in registers.
-#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Position {
     /// The marks of the side to move.
     us: u128,
@@ -408,6 +408,19 @@ pub struct Position {
 impl Default for Position {
     fn default() -> Self {
         Position::startpos()
+    }
+}
+
+/// The marks, the side to move, the board to play and the status: not the
+/// last move, which matters only through the board to play, so positions
+/// reached by different last moves that send to the same
+/// board (or anywhere) hash alike, so that the solver's table shares them.
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The marks decide the boards won and closed.
+        self.us.hash(state);
+        self.them.hash(state);
+        state.write_u32(self.side as u32 | (self.target as u32) << 8 | (self.status as u32) << 16);
     }
 }
 
