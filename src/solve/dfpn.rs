@@ -129,7 +129,7 @@ pub(super) struct Stops<'a> {
 /// One thread's search: the table, the children of the nodes on the
 /// current path (one stack for all), and the counters.
 pub(super) struct Worker<'a, G: Game> {
-    pub tt: &'a mut Table,
+    pub tt: &'a Table,
     children: Vec<Child<G::Move>>,
     stops: Stops<'a>,
     /// Nodes searched (calls of [`Worker::mid`]).
@@ -151,7 +151,7 @@ pub(super) struct Worker<'a, G: Game> {
 
 impl<'a, G: Game + Hash> Worker<'a, G> {
     /// A worker on `tt`; `epsilon` in 1/256ths.
-    pub fn new(tt: &'a mut Table, stops: Stops<'a>, epsilon: u64) -> Self {
+    pub fn new(tt: &'a Table, stops: Stops<'a>, epsilon: u64) -> Self {
         Worker {
             tt,
             children: Vec::new(),

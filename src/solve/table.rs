@@ -3,8 +3,16 @@
 //! lines; an entry keeps the full 64-bit key (a proof must not rest on a
 //! collision of a shorter check), and a new entry replaces the bucket's
 //! entry with the least work: the subtrees that cost most to rebuild stay.
+//!
+//! Threads share the table without locks (Hyatt and Mann's lockless
+//! hashing): an entry is three 64-bit words written one by one, the first
+//! holding the key XORed with the other two, so that a reader that sees
+//! words from two different writes finds a key that is not its own and
+//! takes the entry for missing. Alone, a thread pays nothing for it:
+//! relaxed atomic loads and stores are plain moves.
 
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Proof and disproof numbers: `INF` marks a solved node (a proof number of
 /// 0 and a disproof number of `INF`, or the other way round); unsolved
@@ -61,14 +69,67 @@ impl Entry {
     fn is_empty(&self) -> bool {
         self.pn == 0 && self.dn == 0
     }
+
+    /// The two data words.
+    #[inline(always)]
+    fn data(&self) -> [u64; 2] {
+        [
+            self.pn as u64 | (self.dn as u64) << 32,
+            self.work as u64 | (self.best as u64) << 32 | (self.dist as u64) << 48,
+        ]
+    }
+
+    /// The entry of `key` with the data words `d`.
+    #[inline(always)]
+    fn from_data(key: u64, d: [u64; 2]) -> Entry {
+        Entry {
+            key,
+            pn: d[0] as u32,
+            dn: (d[0] >> 32) as u32,
+            work: d[1] as u32,
+            best: (d[1] >> 32) as u16,
+            dist: (d[1] >> 48) as u16,
+        }
+    }
+}
+
+/// An entry as the table holds it: the key XORed with the data words, then
+/// the data words; all zero when empty.
+#[derive(Default)]
+struct Slot([AtomicU64; 3]);
+
+impl Slot {
+    /// The entry, if the slot holds a whole one (not empty, not torn).
+    #[inline(always)]
+    fn load(&self) -> Option<Entry> {
+        let r = Ordering::Relaxed;
+        let (check, d0, d1) = (self.0[0].load(r), self.0[1].load(r), self.0[2].load(r));
+        let e = Entry::from_data(check ^ d0 ^ d1, [d0, d1]);
+        (!e.is_empty()).then_some(e)
+    }
+
+    #[inline(always)]
+    fn store(&self, e: &Entry) {
+        let r = Ordering::Relaxed;
+        let [d0, d1] = e.data();
+        self.0[0].store(e.key ^ d0 ^ d1, r);
+        self.0[1].store(d0, r);
+        self.0[2].store(d1, r);
+    }
+
+    fn clear(&self) {
+        for w in &self.0 {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Entries per bucket.
 const WAYS: usize = 4;
 
-#[derive(Copy, Clone, Default)]
+#[derive(Default)]
 #[repr(C, align(32))]
-struct Bucket([Entry; WAYS]);
+struct Bucket([Slot; WAYS]);
 
 /// The bytes one bucket takes.
 pub(super) const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
@@ -89,7 +150,7 @@ impl Table {
         let mut buckets: Vec<Bucket> = Vec::new();
         buckets.try_reserve_exact(n).map_err(|_| AllocError)?;
         huge_pages(buckets.as_ptr().cast(), n * BUCKET_BYTES);
-        buckets.resize(n, Bucket::default());
+        buckets.resize_with(n, Bucket::default);
         Ok(Table { buckets })
     }
 
@@ -100,7 +161,11 @@ impl Table {
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
+        for b in &self.buckets {
+            for slot in &b.0 {
+                slot.clear();
+            }
+        }
     }
 
     #[inline(always)]
@@ -138,44 +203,45 @@ impl Table {
         bucket
             .0
             .iter()
-            .find(|e| e.key == key && !e.is_empty())
-            .copied()
+            .filter_map(Slot::load)
+            .find(|e| e.key == key)
     }
 
     /// Stores `entry`, over the entry of the same key if there is one, else
     /// over the bucket's entry with the least work (an empty one first).
     #[inline]
-    pub fn put(&mut self, entry: Entry) {
+    pub fn put(&self, entry: Entry) {
         debug_assert!(!entry.is_empty());
-        let i = self.bucket_index(entry.key);
-        let bucket = &mut self.buckets[i].0;
+        let bucket = &self.buckets[self.bucket_index(entry.key)].0;
         let mut slot = 0;
         let mut least = u64::MAX;
-        for (k, e) in bucket.iter().enumerate() {
-            if e.key == entry.key && !e.is_empty() {
-                slot = k;
-                break;
-            }
-            let work = if e.is_empty() { 0 } else { 1 + e.work as u64 };
+        for (k, s) in bucket.iter().enumerate() {
+            let work = match s.load() {
+                Some(e) if e.key == entry.key => {
+                    slot = k;
+                    break;
+                }
+                Some(e) => 1 + e.work as u64,
+                None => 0,
+            };
             if work < least {
                 least = work;
                 slot = k;
             }
         }
-        bucket[slot] = entry;
+        bucket[slot].store(&entry);
     }
 
     /// Permille of the first thousand entries in use (as chess engines
     /// report `hashfull`).
     pub fn hashfull(&self) -> u32 {
-        let sample = self
-            .buckets
-            .iter()
-            .flat_map(|b| b.0.iter())
-            .take(1000)
-            .collect::<Vec<_>>();
-        let used = sample.iter().filter(|e| !e.is_empty()).count();
-        (used * 1000 / sample.len().max(1)) as u32
+        let sample = self.buckets.iter().flat_map(|b| b.0.iter()).take(1000);
+        let (mut used, mut seen) = (0, 0);
+        for slot in sample {
+            seen += 1;
+            used += slot.load().is_some() as u32;
+        }
+        used * 1000 / seen.max(1)
     }
 }
 
@@ -248,7 +314,7 @@ mod tests {
 
     #[test]
     fn replaces_least_work() {
-        let mut t = Table::with_bytes(BUCKET_BYTES).unwrap();
+        let t = Table::with_bytes(BUCKET_BYTES).unwrap();
         for k in 1..=4u64 {
             let mut e = Entry::new(k, 1, 1);
             e.work = 10 * k as u32;
@@ -268,7 +334,21 @@ mod tests {
         t.put(e);
         assert_eq!(t.get(4).map(|e| e.pn), Some(0));
         assert!(t.get(2).is_some() && t.get(3).is_some() && t.get(5).is_some());
+        let mut t = t;
         t.clear();
         assert_eq!(t.get(4), None);
+    }
+
+    #[test]
+    fn a_torn_entry_reads_as_missing() {
+        let t = Table::with_bytes(BUCKET_BYTES).unwrap();
+        let mut e = Entry::new(77, 5, 6);
+        e.work = 9;
+        t.put(e);
+        assert_eq!(t.get(77), Some(e));
+        // Half of another write to the same slot: the key no longer checks.
+        let [d0, _] = Entry::new(77, 1, 2).data();
+        t.buckets[0].0[0].0[1].store(d0, Ordering::Relaxed);
+        assert_eq!(t.get(77), None);
     }
 }
