@@ -218,7 +218,7 @@ impl Solver {
             deadline: limits.time.map(|t| start + t),
         };
         let epsilon = self.options.epsilon as u64;
-        let mut w = Worker::<G>::new(&mut self.tt, stops, epsilon);
+        let mut w = Worker::<G>::new(&self.tt, stops, epsilon);
         let max_nodes = limits.nodes.unwrap_or(u64::MAX);
         // What is known: lower <= value <= upper, as levels.
         let (mut lower, mut upper) = (0u8, 2u8);
@@ -330,9 +330,13 @@ fn best_move<G: Game + Hash>(w: &mut Worker<G>, pos: &G, goal: u8) -> Option<usi
     if let Some(m) = pos.winning_move() {
         return pos.legal_moves().iter().position(|&x| x == m);
     }
-    if settled(pos, goal).is_some() {
+    match settled(pos, goal) {
+        // The opponent can no longer win: every move holds what the side
+        // to move has (in a drawn position, every move keeps the draw).
+        Some((0, _, _)) => return Some(0),
         // Settled by `may_win` alone: no move is known.
-        return None;
+        Some(_) => return None,
+        None => {}
     }
     let k = key(pos, goal);
     let mut e = w.tt.get(k);
