@@ -30,8 +30,9 @@ pub struct SolveArgs {
     /// Give up after this many nodes (a repeatable limit)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
-    /// Search threads (the solver runs on one)
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1))]
+    /// Search threads: 1, or 2 to search "does the side to move win?" and
+    /// "does it avoid a loss?" at once (each with half of --nodes)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2))]
     threads: u16,
     /// Memory for the transposition table, in MiB
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]

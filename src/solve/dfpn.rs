@@ -31,6 +31,7 @@
 //! [`NOT_LOSE`], both without search.
 
 use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::table::{Entry, INF, MAX_UNSOLVED, NO_DIST, Table, key};
@@ -124,6 +125,8 @@ pub(super) struct Stops<'a> {
     pub control: &'a Control,
     /// The clock's limit.
     pub deadline: Option<Instant>,
+    /// Raised by the solver's other thread once the answer is known.
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 /// One thread's search: the table, the children of the nodes on the
@@ -177,11 +180,11 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
             return e;
         }
         let e = self.tt.get(key).unwrap_or(Entry::new(key, 1, 1));
-        if e.solved() {
+        self.check();
+        if e.solved() || self.stopped {
             return e;
         }
         self.node_limit = self.nodes.saturating_add(nodes);
-        self.next_check = self.generated;
         self.aborted = false;
         self.mid(pos, e, goal, INF, INF)
     }
@@ -191,6 +194,7 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
     fn check(&mut self) {
         self.next_check = self.generated + CHECK_EVERY;
         if self.stops.control.is_stopped()
+            || self.stops.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
             || self.stops.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.stopped = true;

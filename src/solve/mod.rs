@@ -41,6 +41,7 @@ mod table;
 mod tests;
 
 use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, Verdict};
@@ -53,7 +54,7 @@ use table::{NO_DIST, NO_MOVE, Table, key};
 pub struct Options {
     /// Memory for the transposition table, in MiB.
     pub hash_mb: usize,
-    /// Search threads (only 1 for now).
+    /// Search threads: 1, or 2 to search the two questions at once.
     pub threads: usize,
     /// Epsilon of the 1 + epsilon trick, in 1/256ths (0 is plain df-pn).
     pub epsilon: u32,
@@ -89,7 +90,7 @@ pub enum SolveError {
     #[error("hash must be between 1 and {MAX_HASH_MB} MiB, got {0}")]
     Hash(usize),
     /// A thread count other than those the solver runs.
-    #[error("the solver runs on 1 thread, got {0}")]
+    #[error("the solver runs on 1 or 2 threads, got {0}")]
     Threads(usize),
     /// The table's memory could not be reserved.
     #[error("cannot allocate a transposition table of {0} MiB")]
@@ -163,7 +164,8 @@ const MAX_TURN: u64 = 1 << 18;
 /// Nodes a search to rebuild a lost entry of the line may take.
 const LINE_REPAIR: u64 = 1 << 14;
 
-/// The solver: its table and settings, kept between solves.
+/// The solver: its table and settings, kept between solves. With two
+/// threads, each searches one of the two questions on the shared table.
 pub struct Solver {
     options: Options,
     tt: Table,
@@ -175,7 +177,7 @@ impl Solver {
         if options.hash_mb == 0 || options.hash_mb > MAX_HASH_MB {
             return Err(SolveError::Hash(options.hash_mb));
         }
-        if options.threads != 1 {
+        if !(1..=2).contains(&options.threads) {
             return Err(SolveError::Threads(options.threads));
         }
         let tt = Table::with_bytes(options.hash_mb << 20)
@@ -213,57 +215,25 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Solution<G::Move> {
         let start = Instant::now();
-        let stops = Stops {
+        let run = Run {
+            tt: &self.tt,
             control,
             deadline: limits.time.map(|t| start + t),
+            epsilon: self.options.epsilon as u64,
+            max_nodes: limits.nodes.unwrap_or(u64::MAX),
+            start,
         };
-        let epsilon = self.options.epsilon as u64;
-        let mut w = Worker::<G>::new(&self.tt, stops, epsilon);
-        let max_nodes = limits.nodes.unwrap_or(u64::MAX);
-        // What is known: lower <= value <= upper, as levels.
-        let (mut lower, mut upper) = (0u8, 2u8);
-        let mut turn = FIRST_TURN;
-        let mut last = (WIN, 1, 1);
-        loop {
-            for goal in [WIN, NOT_LOSE] {
-                let needed = if goal == WIN {
-                    upper == 2 && lower < 2
-                } else {
-                    lower == 0 && upper >= 1
-                };
-                if !needed || w.stopped || w.nodes >= max_nodes {
-                    continue;
-                }
-                let budget = turn.min(max_nodes - w.nodes);
-                let e = w.run(pos, goal, budget);
-                match (goal, e.pn == 0, e.dn == 0) {
-                    (WIN, true, _) => lower = 2,
-                    (WIN, _, true) => upper = upper.min(1),
-                    (_, true, _) => lower = lower.max(1),
-                    (_, _, true) => upper = 0,
-                    _ => {}
-                }
-                last = (goal, e.pn, e.dn);
-                progress(&Progress {
-                    nodes: w.nodes,
-                    elapsed: start.elapsed(),
-                    lower: verdict(lower),
-                    upper: verdict(upper),
-                    goal: verdict(goal),
-                    pn: e.pn,
-                    dn: e.dn,
-                    hashfull: w.tt.hashfull(),
-                });
-            }
-            if lower == upper || w.stopped || w.nodes >= max_nodes {
-                break;
-            }
-            turn = (turn * 2).min(MAX_TURN);
-        }
-        let solved = (lower == upper).then(|| verdict(lower));
+        let mut known = Known::default();
+        let (nodes, last) = if self.options.threads > 1 {
+            run.both_at_once(pos, &mut known, progress)
+        } else {
+            run.in_turns(pos, &mut known, progress)
+        };
+        let mut w = run.worker::<G>(None);
+        let solved = known.verdict();
         let (pv, complete) = match solved {
             Some(v) => line(&mut w, pos, v),
-            None => (searched_line(&w, pos, last.0), false),
+            None => (searched_line(&w, pos, last), false),
         };
         let plies = match solved {
             _ if complete => Some(pv.len() as u32),
@@ -273,14 +243,172 @@ impl Solver {
         };
         Solution {
             verdict: solved,
-            lower: verdict(lower),
-            upper: verdict(upper),
+            lower: verdict(known.lower),
+            upper: verdict(known.upper),
             plies,
             pv,
-            nodes: w.nodes,
+            nodes: nodes + w.nodes,
             elapsed: start.elapsed(),
-            hashfull: w.tt.hashfull(),
+            hashfull: self.tt.hashfull(),
         }
+    }
+}
+
+/// What is known of the root's value: `lower <= value <= upper`, as levels
+/// (loss 0, draw 1, win 2).
+#[derive(Copy, Clone, Debug)]
+struct Known {
+    lower: u8,
+    upper: u8,
+}
+
+impl Default for Known {
+    fn default() -> Self {
+        Known { lower: 0, upper: 2 }
+    }
+}
+
+impl Known {
+    /// Whether the question `goal` can still change what is known.
+    fn needs(&self, goal: u8) -> bool {
+        if goal == WIN {
+            self.upper == 2 && self.lower < 2
+        } else {
+            self.lower == 0 && self.upper >= 1
+        }
+    }
+
+    /// Takes in the root's entry for `goal`.
+    fn learn(&mut self, goal: u8, e: &table::Entry) {
+        match (goal, e.pn == 0, e.dn == 0) {
+            (WIN, true, _) => self.lower = 2,
+            (WIN, _, true) => self.upper = self.upper.min(1),
+            (_, true, _) => self.lower = self.lower.max(1),
+            (_, _, true) => self.upper = 0,
+            _ => {}
+        }
+    }
+
+    fn verdict(&self) -> Option<Verdict> {
+        (self.lower == self.upper).then(|| verdict(self.lower))
+    }
+}
+
+/// One solve's shared settings.
+struct Run<'a> {
+    tt: &'a Table,
+    control: &'a Control,
+    deadline: Option<Instant>,
+    epsilon: u64,
+    max_nodes: u64,
+    start: Instant,
+}
+
+impl Run<'_> {
+    fn worker<'b, G: Game + Hash>(&'b self, cancel: Option<&'b AtomicBool>) -> Worker<'b, G> {
+        let stops = Stops {
+            control: self.control,
+            deadline: self.deadline,
+            cancel,
+        };
+        Worker::new(self.tt, stops, self.epsilon)
+    }
+
+    fn progress(&self, known: &Known, goal: u8, e: &table::Entry, nodes: u64) -> Progress {
+        Progress {
+            nodes,
+            elapsed: self.start.elapsed(),
+            lower: verdict(known.lower),
+            upper: verdict(known.upper),
+            goal: verdict(goal),
+            pn: e.pn,
+            dn: e.dn,
+            hashfull: self.tt.hashfull(),
+        }
+    }
+
+    /// One thread: the two questions in turns, each for a budget of nodes
+    /// that doubles up to [`MAX_TURN`], until the value is known or the
+    /// search ends. Returns the nodes and the last question searched.
+    fn in_turns<G: Game + Hash>(
+        &self,
+        pos: &G,
+        known: &mut Known,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (u64, u8) {
+        let mut w = self.worker::<G>(None);
+        let mut turn = FIRST_TURN;
+        let mut last = WIN;
+        loop {
+            for goal in [WIN, NOT_LOSE] {
+                if !known.needs(goal) || w.stopped || w.nodes >= self.max_nodes {
+                    continue;
+                }
+                let e = w.run(pos, goal, turn.min(self.max_nodes - w.nodes));
+                known.learn(goal, &e);
+                last = goal;
+                progress(&self.progress(known, goal, &e, w.nodes));
+            }
+            if known.verdict().is_some() || w.stopped || w.nodes >= self.max_nodes {
+                return (w.nodes, last);
+            }
+            turn = (turn * 2).min(MAX_TURN);
+        }
+    }
+
+    /// Two threads, one question each (on the shared table): a win or a
+    /// loss ends both, a draw needs both answers. Each has half the node
+    /// limit. Returns the nodes of both.
+    fn both_at_once<G: Game + Hash>(
+        &self,
+        pos: &G,
+        known: &mut Known,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (u64, u8) {
+        let cancel = AtomicBool::new(false);
+        let helper_nodes = AtomicU64::new(0);
+        let budget = (self.max_nodes / 2).max(1);
+        // Searches `goal` in turns of [`MAX_TURN`] nodes, calling `each`
+        // after each; raises `cancel` once its answer settles the value.
+        let search = |goal: u8, each: &mut dyn FnMut(&table::Entry, u64)| {
+            let mut w = self.worker::<G>(Some(&cancel));
+            loop {
+                let e = w.run(pos, goal, MAX_TURN.min(budget - w.nodes));
+                each(&e, w.nodes);
+                let settles = (goal == WIN && e.pn == 0) || (goal == NOT_LOSE && e.dn == 0);
+                if settles {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                if e.solved() || w.stopped || w.nodes >= budget {
+                    return (e, w.nodes);
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            let helper = s.spawn(|| {
+                search(NOT_LOSE, &mut |_, nodes| {
+                    helper_nodes.store(nodes, Ordering::Relaxed)
+                })
+            });
+            let mut shown = *known;
+            let (win, nodes) = search(WIN, &mut |e, nodes| {
+                shown.learn(WIN, e);
+                let all = nodes + helper_nodes.load(Ordering::Relaxed);
+                progress(&self.progress(&shown, WIN, e, all));
+            });
+            known.learn(WIN, &win);
+            let mut total = nodes;
+            // A panic in the helper is a bug; it is re-raised here.
+            let (not_lose, helper) = helper
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            if known.needs(NOT_LOSE) {
+                known.learn(NOT_LOSE, &not_lose);
+            }
+            total += helper;
+            progress(&self.progress(known, WIN, &win, total));
+            (total, WIN)
+        })
     }
 }
 

@@ -184,6 +184,28 @@ fn proofs_agree_with_minimax_near_selfplay_ends() {
 }
 
 #[test]
+fn two_threads_agree_with_minimax() {
+    let mut s = Solver::new(&Options {
+        hash_mb: 8,
+        threads: 2,
+        ..Options::default()
+    })
+    .unwrap();
+    for (n, &(pos, want)) in reference_cases().iter().enumerate() {
+        let sol = solve(&mut s, &pos, &nodes(4_000_000));
+        let ctx = format!("{n}: {pos}");
+        assert_eq!(sol.verdict, Some(want), "{ctx}: {sol:?}");
+        check_solution(&pos, &sol, &ctx);
+    }
+    // Stopped, both threads end.
+    let control = Control::new();
+    control.stop();
+    let sol = s.solve(&Position::startpos(), &Limits::default(), &control, &mut |_| {});
+    assert_eq!(sol.verdict, None);
+    assert!(sol.nodes < 10_000, "{}", sol.nodes);
+}
+
+#[test]
 fn a_tiny_table_still_proves_right() {
     // 1 MiB holds about 44k entries: replacement runs all the time.
     let mut s = solver(1);
