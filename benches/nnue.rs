@@ -10,11 +10,11 @@ use std::sync::Arc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
+use ultimo::engine::{Eval, Setup};
 use ultimo::net::Net;
 use ultimo::net::features::{Accumulator, Planes};
-use ultimo::protocol::options::{EngineOptions, Eval};
 use ultimo::rules::Position;
-use ultimo::search::{Control, Evaluator, Limits, Searcher};
+use ultimo::search::{Control, Evaluator, Limits, Options, Searcher};
 
 /// Positions of random games (not over), with the games' move sequences.
 fn games(n: usize) -> Vec<Vec<Position>> {
@@ -99,16 +99,17 @@ fn bench_eval(c: &mut Criterion) {
     };
     let control = Control::new();
     let engine = |policy: bool| {
-        let mut o = EngineOptions {
-            eval: Eval::Net,
-            ..EngineOptions::default()
-        };
+        let mut setup = Setup::new(
+            Options {
+                hash_mb: 256,
+                ..Options::default()
+            },
+            Eval::Net,
+        );
         if !policy {
-            o.net_policy = 0.0;
+            setup.net.policy = 0.0;
         }
-        let mut search = o.search_options();
-        search.hash_mb = 256;
-        search
+        setup.search_options(true)
     };
     for (name, policy) in [("PUCT", true), ("UCT, value only", false)] {
         let mut searcher = Searcher::new(engine(policy), Position::startpos()).unwrap();

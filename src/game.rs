@@ -7,8 +7,9 @@
 use std::fmt::{self, Debug, Display};
 
 /// One of the two players. `X` moves first. (In Ultimate Tic-Tac-Toe they
-/// place the marks `x` and `o`.)
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+/// place the marks `x` and `o`.) In JSON: `x` or `o`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Player {
     /// The first player.
     X = 0,
@@ -219,9 +220,21 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     }
 }
 
-/// The games Ultimo plays, as the command line's `--game` and the
-/// protocol's game list name them.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, clap::ValueEnum)]
+/// The games Ultimo plays, as the command line's `--game`, the protocol's
+/// game list and the GUI's JSON name them (`uttt`, `super15`).
+#[derive(
+    Copy,
+    Clone,
+    PartialEq,
+    Eq,
+    Hash,
+    Debug,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum GameKind {
     /// Ultimate Tic-Tac-Toe (the default).
     #[default]

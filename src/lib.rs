@@ -24,6 +24,13 @@
 //!   trainer.
 //! - [`display`]: text for people: board diagrams, scores, perft reports
 //!   and the terminal policy.
+//! - [`engine`]: the engine as the protocol and the tools run it: one
+//!   place that builds a searcher with its evaluator and the parameters
+//!   that go with it ([`engine::Setup`]), the net each game has, and the
+//!   searcher that runs its searches on a thread of its own, with stop,
+//!   ponder and reports ([`engine::AsyncSearcher`]).
+//! - [`selfplay`]: games of the engine against itself, recorded for
+//!   training the net.
 //! - [`review`]: whole-game analysis: every position searched, every move
 //!   judged by the drop in winning chances (inaccuracy, mistake, blunder),
 //!   as tables, summaries and JSON.
@@ -40,6 +47,7 @@
 pub mod arena;
 pub mod cli;
 pub mod display;
+pub mod engine;
 pub mod game;
 pub mod gui;
 pub mod net;
@@ -50,5 +58,6 @@ pub mod quote;
 pub mod review;
 pub mod rules;
 pub mod search;
+pub mod selfplay;
 pub mod solve;
 pub mod super15;

@@ -386,3 +386,101 @@ fn the_second_game_of_a_file_and_bad_files() {
     assert_eq!(code, 2);
     assert!(err.contains("--review"), "{err}");
 }
+
+/// The last plies of the planted game from a FEN, the first four (or, with
+/// `blunder_is_book`, five, the blunder among them) marked `{book}` as
+/// `ultimo match` marks its openings.
+fn book_game(blunder_is_book: bool) -> String {
+    let h7 = if blunder_is_book { "h7 {book}" } else { "h7" };
+    format!(
+        "[Event \"book\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"1\"]\n\
+         [White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n[SetUp \"1\"]\n\
+         [FEN \"1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5\"]\n\n\
+         23. i3 {{book}} 23... i9 {{book}} 24. h9 {{book}} 24... a9 {{book}} 25. {h7} 25... g7 0-1\n"
+    )
+}
+
+#[test]
+fn book_moves_of_a_pgn_game_are_not_judged() {
+    let dir = TempDir::new("analyze-book");
+    let review = |blunder_is_book: bool| {
+        let file = dir.file(&format!("book-{blunder_is_book}.pgn"));
+        std::fs::write(&file, book_game(blunder_is_book)).unwrap();
+        let (code, out, err) = run(
+            &["analyze", "--pgn", &file, "--nodes", "2000", "--hash", "16"],
+            "",
+        );
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let row = |out: &str, ply: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(ply))
+            .unwrap_or_else(|| panic!("no row {ply}:\n{out}"))
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    // Judged, the blunder is marked.
+    let judged = review(false);
+    assert_eq!(row(&judged, "49")[3], "??", "{judged}");
+    assert!(judged.contains("x: 1 move, "), "{judged}");
+    // As a book move, it is shown but not judged, nor counted.
+    let book = review(true);
+    assert_eq!(row(&book, "49")[3..5], ["book", "mate"], "{book}");
+    assert_eq!(row(&book, "45")[3], "book", "{book}");
+    assert!(
+        book.contains("x: 0 moves, 0 inaccuracies, 0 mistakes, 0 blunders"),
+        "{book}"
+    );
+    assert!(book.contains("o: 1 move, "), "{book}");
+}
+
+#[test]
+fn review_settings_that_would_be_ignored_are_refused() {
+    // A review with no moves has nothing to judge.
+    let (code, out, err) = run(&["analyze", "--review", "--nodes", "100"], "");
+    assert_eq!(code, 2);
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim_end(),
+        "error: nothing to review: give the game's moves with --moves (from --fen or the start), or a game with --pgn FILE"
+    );
+    let dir = TempDir::new("analyze-empty");
+    let empty = dir.file("empty.pgn");
+    std::fs::write(&empty, "[Event \"x\"]\n\n*\n").unwrap();
+    let (code, _, err) = run(&["analyze", "--pgn", &empty, "--nodes", "100"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("game 1 of ") && err.ends_with("empty.pgn has no moves to review\n"),
+        "{err}"
+    );
+    // A review shows one line per move: --multipv has no meaning there.
+    for whole_game in [&["--review", "--moves", "e5"][..], &["--pgn", PLANTED_PGN]] {
+        let args = [&["analyze", "--multipv", "3"][..], whole_game].concat();
+        let (code, _, err) = run(&args, "");
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("'--multipv <MULTIPV>' cannot be used with"),
+            "{err}"
+        );
+    }
+    // A PGN game's Variant tag names the game.
+    let (code, _, err) = run(&["analyze", "--pgn", PLANTED_PGN, "--game", "super15"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with '--game <GAME>'"), "{err}");
+}
+
+#[test]
+fn a_negative_time_is_a_bad_value_not_an_unknown_argument() {
+    for command in ["analyze", "play"] {
+        let (code, _, err) = run(&[command, "--time", "-1"], "");
+        assert_eq!(code, 2);
+        assert!(
+            err.starts_with(
+                "error: invalid value '-1' for '--time <TIME>': '-1' is not a number of seconds greater than 0"
+            ),
+            "{command}: {err}"
+        );
+    }
+}

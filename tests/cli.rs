@@ -1,4 +1,4 @@
-//! The command line: help, perft and bench, through the real binary.
+//! The command line: help, errors, perft and bench (text and JSON), --version, completions and man pages, through the real binary.
 
 mod common;
 
@@ -88,14 +88,52 @@ fn bench_node_count_is_pinned() {
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), ultimo::cli::bench::POSITIONS.len() + 2);
-    assert!(
-        lines[0].starts_with("net ") && lines[0].ends_with(" (eval playout)"),
-        "{out}"
-    );
+    assert_eq!(lines[0], "eval playout", "{out}");
     let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
     assert_eq!(last.len(), 4);
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "382994", "bench node count changed:\n{out}");
+    // The same run as JSON.
+    let (code, json, err) = run(&["bench", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["nodes"], 382994, "{json}");
+    assert_eq!(
+        (&v["game"], &v["eval"], &v["net"]),
+        (&"uttt".into(), &"playout".into(), &serde_json::Value::Null)
+    );
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), ultimo::cli::bench::POSITIONS.len());
+    assert_eq!(positions[0]["fen"], ultimo::cli::bench::POSITIONS[0]);
+    let row: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(
+        positions[0]["bestmove"],
+        row[row.iter().position(|w| *w == "bestmove").unwrap() + 1]
+    );
+    assert!(v["nps"].as_u64().unwrap() > 0, "{json}");
+}
+
+#[test]
+fn perft_as_json() {
+    let (code, text, err) = run(&["perft", "3", "--divide", "--moves", "e5"], "");
+    assert_eq!(code, 0, "{err}");
+    let (code, json, err) = run(&["perft", "3", "--divide", "--moves", "e5", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let total = text.lines().last().unwrap().strip_prefix("total ").unwrap();
+    assert_eq!(v["total"].to_string(), total);
+    assert_eq!(v["depth"], 3);
+    assert_eq!(v["fen"], "9/9/9/9/4x4/9/9/9/9 o 1 e5");
+    let divide = v["divide"].as_array().unwrap();
+    assert_eq!(divide.len(), 8);
+    assert_eq!(
+        format!(
+            "{} {}",
+            divide[0]["move"].as_str().unwrap(),
+            divide[0]["leaves"]
+        ),
+        text.lines().next().unwrap()
+    );
 }
 
 /// With the net at the leaves the bench is just as repeatable: two runs
@@ -104,8 +142,9 @@ fn bench_node_count_is_pinned() {
 fn bench_with_the_net_is_deterministic() {
     let (code, first, err) = run(&["bench", "--eval", "net"], "");
     assert_eq!(code, 0, "{err}");
+    let version = ultimo::net::Net::builtin().version();
     assert!(
-        first.starts_with("net ") && first.contains("(eval net)"),
+        first.starts_with(&format!("eval net {version}\n")),
         "{first}"
     );
     let (_, second, _) = run(&["bench", "--eval", "net"], "");
@@ -152,8 +191,9 @@ fn super15_bench_node_count_is_pinned() {
     let (code, out, _) = run(&["bench", "--game", "super15"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), ultimo::cli::bench::SUPER15_POSITIONS.len() + 1);
-    assert!(lines[0].starts_with(" 1/5 .o2o3o4o5"), "{out}");
+    assert_eq!(lines.len(), ultimo::cli::bench::SUPER15_POSITIONS.len() + 2);
+    assert_eq!(lines[0], "eval playout", "{out}");
+    assert!(lines[1].starts_with(" 1/5 .o2o3o4o5"), "{out}");
     let last: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
     assert_eq!((last[1], last[3]), ("nodes", "nps"));
     assert_eq!(last[0], "250000", "bench node count changed:\n{out}");
@@ -273,4 +313,58 @@ fn the_net_searches_with_and_without_its_policy() {
     assert!(info.contains("score mate 1 "), "{lines:?}");
     engine.send("quit");
     assert_eq!(engine.wait_exit(wait), Some(0));
+}
+
+#[test]
+fn version_completions_and_man_pages() {
+    let (code, out, err) = run(&["--version"], "");
+    assert_eq!(code, 0, "{err}");
+    let net = ultimo::net::Net::builtin().version();
+    assert!(
+        out.starts_with(&format!("ultimo {} (", env!("CARGO_PKG_VERSION")))
+            && out.ends_with(&format!("net {net})\n")),
+        "{out}"
+    );
+    // Built in a git checkout: the commit is named.
+    if std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.git")).exists() {
+        assert!(out.contains("(commit "), "{out}");
+    }
+    for (shell, says) in [
+        ("bash", "_ultimo()"),
+        ("zsh", "#compdef ultimo"),
+        ("fish", "complete -c ultimo"),
+    ] {
+        let (code, out, err) = run(&["completions", shell], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(says), "{shell}: {out}");
+        assert!(
+            out.contains("analyze") && out.contains("multipv"),
+            "{shell}"
+        );
+    }
+    let (code, _, err) = run(&["completions", "tcsh"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["man"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(".TH ultimo 1 ") && out.contains(".SH SYNOPSIS"),
+        "{out}"
+    );
+    let dir = common::TempDir::new("man");
+    let pages = dir.file("man1");
+    let (code, out, err) = run(&["man", "--dir", &pages], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().any(|l| l.ends_with("ultimo-analyze.1")),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(dir.dir().join("man1").join("ultimo-train.1")).unwrap();
+    assert!(
+        page.contains(".TH ultimo-train 1 ") && page.contains(&format!("net {net})")),
+        "{page}"
+    );
 }

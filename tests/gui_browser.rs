@@ -360,12 +360,12 @@ fn plays_a_game_and_analyses_in_the_browser() {
     let first_pv = s.text("#lines tr .pvmove.first");
     assert!(first_pv.len() == 2, "a move in the line: {first_pv:?}");
     s.click("#heat");
-    std::thread::sleep(Duration::from_millis(800));
+    s.wait(10, "the heat map", HEAT_SHOWN);
 
     let dir = screenshot_dir();
     let desktop = s.screenshot(&dir.join("desktop.png"));
     s.resize(390, 844);
-    std::thread::sleep(Duration::from_millis(500));
+    s.wait(10, "the phone layout", PHONE_LAYOUT);
     let phone = s.screenshot(&dir.join("phone.png"));
     assert!(desktop > 1000 && phone > 1000);
 
@@ -383,6 +383,14 @@ fn plays_a_game_and_analyses_in_the_browser() {
     );
     s.call("DELETE", "", json!(null));
 }
+
+/// The heat map is on and drawn over the board (from the live analysis).
+const HEAT_SHOWN: &str = "return document.getElementById('heat').checked \
+    && document.querySelectorAll('rect.heatcell').length > 0;";
+
+/// The window is narrow enough for the page's phone layout (style.css's
+/// `@media (max-width: 760px)`).
+const PHONE_LAYOUT: &str = "return window.matchMedia('(max-width: 760px)').matches;";
 
 /// A count on the page.
 fn count(s: &Session, css: &str) -> u64 {
@@ -506,11 +514,16 @@ fn plays_super15_in_the_browser() {
     let first_pv = s.text("#lines tr .pvmove.first");
     assert_eq!(first_pv.len(), 4, "a Super 1 al 5 move: {first_pv:?}");
     s.click("rect.hit[data-sq='e6']");
-    std::thread::sleep(Duration::from_millis(1500));
+    s.wait(
+        10,
+        "the super piece's destinations",
+        "return document.querySelectorAll('rect.selsq').length === 1 \
+         && document.querySelectorAll('circle.dest').length > 0;",
+    );
     let dir = screenshot_dir();
     let desktop = s.screenshot(&dir.join("super15.png"));
     s.resize(390, 844);
-    std::thread::sleep(Duration::from_millis(500));
+    s.wait(10, "the phone layout", PHONE_LAYOUT);
     let phone = s.screenshot(&dir.join("super15-phone.png"));
     assert!(desktop > 1000 && phone > 1000);
     let _ = writeln!(

@@ -305,6 +305,75 @@ fn bad_input_gives_clear_errors() {
     assert!(err.contains("--record"), "{err}");
 }
 
+#[test]
+fn nodes_without_openings_warn_that_games_repeat() {
+    let record = TempFile::new("repeated.pgn");
+    let (base, new) = (ultimo("base"), ultimo("new"));
+    let output = ultimo_match(&[
+        "--engine",
+        &base,
+        "--engine",
+        &new,
+        "--nodes",
+        "50",
+        "--games",
+        "4",
+        "--pgnout",
+        record.name(),
+    ]);
+    success(&output);
+    let err = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines[0].starts_with("match: base vs new, 4 games"), "{err}");
+    assert_eq!(
+        lines[1],
+        "warning: every pair starts from the start position and every engine has a nodes \
+         limit: an engine that searches the same way each time (as Ultimo does) repeats the \
+         same games; give --random-plies N or more --openings",
+        "{err}"
+    );
+    // As it says: the second pair replays the first.
+    let text = std::fs::read_to_string(record.path()).unwrap();
+    let games = ultimo::pgn::read(&text, record.name()).unwrap();
+    let moves = |round: &str| -> Vec<String> {
+        let game = games
+            .iter()
+            .find(|g| g.tag("Round") == Some(round))
+            .unwrap();
+        game.moves.iter().map(|m| m.text.clone()).collect()
+    };
+    assert_eq!(moves("1"), moves("3"));
+    // With random openings there is nothing to warn of.
+    let output = ultimo_match(&[
+        "--engine",
+        &base,
+        "--engine",
+        &new,
+        "--nodes",
+        "50",
+        "--games",
+        "2",
+        "--random-plies",
+        "2",
+    ]);
+    success(&output);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"));
+}
+
+#[test]
+fn merge_names_a_file_given_twice() {
+    let shard = TempFile::new("twice.pgn");
+    std::fs::write(shard.path(), "[Round \"1\"]\n\n1. e5 *\n").unwrap();
+    let err = failure(&ultimo_match(&["--merge", shard.name(), shard.name()]));
+    assert_eq!(
+        err,
+        format!(
+            "error: {} is given twice: give each shard's record once\n",
+            shard.name()
+        )
+    );
+}
+
 /// Long enough for a run that should end at once, even on a loaded machine;
 /// a run still going after it is taken to hang.
 const HANG: Duration = Duration::from_secs(60);

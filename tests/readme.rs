@@ -1,5 +1,6 @@
-//! README.md stays true: every example in its ```` ```text ```` blocks that
-//! starts with `$ ` is run, and its output compared with the README's.
+//! README.md and protocol.md stay true: every example in their
+//! ```` ```text ```` blocks that starts with `$ ` is run, and its output
+//! compared with the file's.
 //!
 //! - A command (`$ ultimo analyze ...`, `$ printf ... | ultimo play ...`,
 //!   continuation lines ending in `\` included) runs in `sh -c` in a
@@ -7,9 +8,10 @@
 //!   `cmd=ultimo` in a match finds it too) and standard error merged into
 //!   standard output, as a terminal shows them.
 //! - `$ ultimo` alone is a protocol session: lines starting with a protocol
-//!   command (`ugi`, `position`, `go`, ...) are sent one at a time, each
-//!   once the output the README shows before it has arrived; the other
-//!   lines are the expected output.
+//!   command (`ugi`, `position`, `go`, ...), or with `> ` and a command (as
+//!   protocol.md marks what the runner sends), are sent one at a time, each
+//!   once the output the file shows before it has arrived; the other lines
+//!   are the expected output.
 //! - A line `...` stands for any number of lines (at most one per command's
 //!   output, or per answer in a session).
 //! - Machine-dependent figures are not compared: the number after `time`
@@ -18,7 +20,7 @@
 //!   (trailing spaces aside).
 //!
 //! `UPDATE_README=1 cargo test --test readme` rewrites the outputs in
-//! README.md from the real ones instead of failing: lines that match keep
+//! README.md and protocol.md from the real ones instead of failing: lines that match keep
 //! the README's text (so its time and speed figures stay), `...` keeps its
 //! place, everything else is replaced. `UPDATE_README=all` rewrites every
 //! example's lines, figures included: run it with `--release` on a quiet
@@ -42,6 +44,10 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ultimo");
 const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+const PROTOCOL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md");
+
+/// How protocol.md marks the lines the runner sends in a session.
+const SENT: &str = "> ";
 
 /// Only a hung command reaches this; normal runs take seconds.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -195,9 +201,10 @@ fn rewritten(readme: &[String], actual: &[String], all: bool) -> Vec<String> {
 fn segments(lines: &[String], session: bool) -> Vec<(Option<String>, Vec<String>)> {
     let mut out: Vec<(Option<String>, Vec<String>)> = vec![(None, Vec::new())];
     for line in lines {
-        let first = line.split_whitespace().next().unwrap_or("");
+        let sent = line.strip_prefix(SENT).unwrap_or(line);
+        let first = sent.split_whitespace().next().unwrap_or("");
         if session && INPUTS.contains(&first) {
-            out.push((Some(line.clone()), Vec::new()));
+            out.push((Some(sent.to_string()), Vec::new()));
         } else {
             out.last_mut().unwrap().1.push(line.clone());
         }
@@ -323,16 +330,34 @@ fn run_session(readme: &[String], dir: &Path) -> Result<Vec<String>, String> {
 
 #[test]
 fn readme_examples_match_real_output() {
-    let text = std::fs::read_to_string(README).expect("read README.md");
+    check_examples(
+        README,
+        &["analyze", "play", "match", "bench", "perft", "codingame"],
+        "",
+    );
+}
+
+#[test]
+fn protocol_examples_match_real_output() {
+    check_examples(PROTOCOL, &[], SENT);
+}
+
+/// Runs the examples of the file at `path` (which must have a session and
+/// an example of each of `subcommands`) and fails unless each output is
+/// the file's; with `UPDATE_README` it rewrites them instead, marking a
+/// session's input lines with `sent`.
+fn check_examples(path: &str, subcommands: &[&str], sent: &str) {
+    let name = Path::new(path).file_name().unwrap().to_string_lossy();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {name}: {e}"));
     let lines: Vec<String> = text.lines().map(String::from).collect();
     let examples = examples(&lines);
-    // Every command with an example in the README is checked.
-    for sub in ["analyze", "play", "match", "bench", "perft", "codingame"] {
+    // Every command with an example in the file is checked.
+    for sub in subcommands {
         assert!(
             examples
                 .iter()
                 .any(|e| e.command.contains(&format!("ultimo {sub}"))),
-            "no example of ultimo {sub} found in README.md"
+            "no example of ultimo {sub} found in {name}"
         );
     }
     assert!(examples.iter().any(|e| e.command == SESSION));
@@ -340,7 +365,7 @@ fn readme_examples_match_real_output() {
     // UPDATE_README=1: rewrite the examples that disagree; =all: every one.
     let update = std::env::var("UPDATE_README").unwrap_or_default();
     let (update, all) = (update == "1" || update == "all", update == "all");
-    let dir = TempDir::new("readme");
+    let dir = TempDir::new(&format!("examples-{name}"));
     let mut failures = Vec::new();
     let mut rewrites: Vec<(Range<usize>, Vec<String>)> = Vec::new();
     for example in &examples {
@@ -369,7 +394,7 @@ fn readme_examples_match_real_output() {
         if !fit || all {
             let mut new = Vec::new();
             for ((input, w), (_, g)) in want.iter().zip(&got) {
-                new.extend(input.clone());
+                new.extend(input.as_ref().map(|line| format!("{sent}{line}")));
                 new.extend(rewritten(w, g, all));
             }
             rewrites.push((example.output.clone(), new));
@@ -378,7 +403,7 @@ fn readme_examples_match_real_output() {
             continue;
         }
         failures.push(format!(
-            "$ {}\n--- README.md (lines {}-{}):\n{}\n--- real output:\n{}",
+            "$ {}\n--- {name} (lines {}-{}):\n{}\n--- real output:\n{}",
             example.command,
             example.output.start + 1,
             example.output.end,
@@ -396,9 +421,9 @@ fn readme_examples_match_real_output() {
         }
         let mut text = lines.join("\n");
         text.push('\n');
-        std::fs::write(README, text).expect("write README.md");
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("write {name}: {e}"));
         eprintln!(
-            "README.md: {} example(s) rewritten from real output; {} disagreed:\n\n{}",
+            "{name}: {} example(s) rewritten from real output; {} disagreed:\n\n{}",
             rewrites_len,
             failures.len(),
             failures.join("\n\n")
@@ -407,7 +432,7 @@ fn readme_examples_match_real_output() {
     }
     assert!(
         failures.is_empty(),
-        "{} README example(s) disagree with the real output \
+        "{} {name} example(s) disagree with the real output \
           (UPDATE_README=1 cargo test --test readme rewrites them):\n\n{}",
         failures.len(),
         failures.join("\n\n")

@@ -333,7 +333,7 @@ fn open_log(dir: &Path, name: &str) -> Result<File, EngineError> {
 
 /// A running engine process, in a process group of its own on Unix.
 /// Dropping it kills the whole group.
-pub struct Engine {
+pub struct EngineProcess {
     /// The engine's name.
     pub name: String,
     /// The dialect it answered the handshake in.
@@ -346,7 +346,7 @@ pub struct Engine {
     lines: Receiver<Output>,
 }
 
-impl Engine {
+impl EngineProcess {
     /// Starts the engine of `spec`, does the handshake (`ugi` -> `ugiok`,
     /// or `uci` -> `uciok`), sends its options and waits for `readyok`;
     /// every answer within `timeout`. An `info string error` answer to an
@@ -355,18 +355,18 @@ impl Engine {
         spec: &EngineSpec,
         timeout: Duration,
         abort: &AtomicBool,
-    ) -> Result<Engine, EngineError> {
-        Engine::start_logged(spec, timeout, abort, None)
+    ) -> Result<EngineProcess, EngineError> {
+        EngineProcess::start_logged(spec, timeout, abort, None)
     }
 
-    /// [`Engine::start`], with the engine's standard error appended to its
+    /// [`EngineProcess::start`], with the engine's standard error appended to its
     /// log in the directory `log` (see [`log_path`]) if given.
     pub fn start_logged(
         spec: &EngineSpec,
         timeout: Duration,
         abort: &AtomicBool,
         log: Option<&Path>,
-    ) -> Result<Engine, EngineError> {
+    ) -> Result<EngineProcess, EngineError> {
         let stderr = match log {
             Some(dir) => Stdio::from(open_log(dir, &spec.name)?),
             None => Stdio::null(),
@@ -392,7 +392,7 @@ impl Engine {
         };
         let (sender, lines) = mpsc::sync_channel(LINE_QUEUE);
         thread::spawn(move || read_lines(stdout, sender));
-        let mut engine = Engine {
+        let mut engine = EngineProcess {
             name: spec.name.clone(),
             dialect: spec.dialect.unwrap_or(Dialect::Ugi),
             child,
@@ -594,7 +594,7 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
+impl Drop for EngineProcess {
     fn drop(&mut self) {
         self.end();
     }
@@ -910,7 +910,7 @@ mod tests {
             control: None,
         };
         let timeout = Duration::from_secs(5);
-        let mut engine = Engine::start(&spec, timeout, &abort).unwrap();
+        let mut engine = EngineProcess::start(&spec, timeout, &abort).unwrap();
         assert_eq!(engine.dialect, Dialect::Ugi);
         engine.new_game(timeout, &abort).unwrap();
         engine.send("go nodes 1").unwrap();
@@ -945,14 +945,16 @@ mod tests {
             control: None,
         };
         let missing = EngineSpec::parse("cmd=/nonexistent/engine").unwrap();
-        let err = Engine::start(&missing, timeout, &abort).err().unwrap();
+        let err = EngineProcess::start(&missing, timeout, &abort)
+            .err()
+            .unwrap();
         assert!(
             err.to_string()
                 .contains("cannot start '/nonexistent/engine'"),
             "{err}"
         );
         // Either writing `ugi` or reading the answer finds it gone first.
-        let err = Engine::start(&spec("exit 3"), timeout, &abort)
+        let err = EngineProcess::start(&spec("exit 3"), timeout, &abort)
             .err()
             .unwrap();
         assert!(matches!(err, EngineError::Crashed(_)), "{err}");
@@ -962,13 +964,15 @@ mod tests {
         // `ugi` must time out first; the same limit then holds for `uciok`
         // and `readyok`, which a loaded machine may delay.
         let short = Duration::from_secs(1);
-        let engine = Engine::start(&spec(uci), short, &abort).unwrap();
+        let engine = EngineProcess::start(&spec(uci), short, &abort).unwrap();
         assert_eq!(engine.dialect, Dialect::Uci);
         // An engine that refuses an option.
         let picky = "while read -r c rest; do case $c in ugi) echo ugiok;; \
             setoption) echo 'info string error: option Threads must be between 1 and 256, got 0';; \
             isready) echo readyok;; esac; done";
-        let err = Engine::start(&spec(picky), timeout, &abort).err().unwrap();
+        let err = EngineProcess::start(&spec(picky), timeout, &abort)
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             "the engine refused an option: option Threads must be between 1 and 256, got 0"

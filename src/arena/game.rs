@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::arena::clock::{GameClock, TimeControl};
-use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::openings::{ArenaGame, Opening, TextProblem};
 use crate::arena::record::{GameRecord, Termination, sanitize};
 use crate::game::{GameKind, Outcome};
@@ -151,7 +151,7 @@ impl Halt {
 /// commits a fault loses the game and its process is killed (its slot left
 /// empty, to be started afresh for the next game).
 pub fn play_game<G: ArenaGame>(
-    slots: &mut [Option<Engine>; 2],
+    slots: &mut [Option<EngineProcess>; 2],
     specs: &[EngineSpec; 2],
     settings: &GameSettings,
     setup: &GameSetup<G>,
@@ -195,7 +195,7 @@ pub fn play_game<G: ArenaGame>(
 /// Starts the engines that are not running and tells both a new game
 /// follows.
 fn prepare(
-    slots: &mut [Option<Engine>; 2],
+    slots: &mut [Option<EngineProcess>; 2],
     specs: &[EngineSpec; 2],
     settings: &GameSettings,
     abort: &AtomicBool,
@@ -206,7 +206,7 @@ fn prepare(
             Some(engine) => engine,
             None => {
                 let engine =
-                    Engine::start_logged(&specs[i], timeout, abort, settings.log.as_deref())
+                    EngineProcess::start_logged(&specs[i], timeout, abort, settings.log.as_deref())
                         .map_err(|e| Halt::from_error(i, e, "could not be started"))?;
                 slot.insert(engine)
             }
@@ -230,7 +230,7 @@ struct Played<G: ArenaGame> {
 /// score before its `bestmove` (of its last `info` line when none has one),
 /// and the time the runner measured.
 fn play_moves<G: ArenaGame>(
-    slots: &mut [Option<Engine>; 2],
+    slots: &mut [Option<EngineProcess>; 2],
     settings: &GameSettings,
     setup: &GameSetup<G>,
     pos: &mut G,

@@ -9,7 +9,6 @@ use std::fmt;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::game::Notation;
 use crate::quote::shorten;
 use crate::rules::Position;
 
@@ -17,27 +16,9 @@ use crate::rules::Position;
 /// the PGN layer's error, which wraps each game's own typed error.
 pub use crate::pgn::GameTextError as TextProblem;
 
-/// A game the arena can referee: its [`Notation`], with every error it
-/// reports convertible to a [`TextProblem`].
-pub trait ArenaGame:
-    Notation<
-        FenError: Into<TextProblem>,
-        MoveError: Into<TextProblem>,
-        PlayError: Into<TextProblem>,
-        MovesError: Into<TextProblem>,
-    >
-{
-}
-
-impl<G> ArenaGame for G where
-    G: Notation<
-            FenError: Into<TextProblem>,
-            MoveError: Into<TextProblem>,
-            PlayError: Into<TextProblem>,
-            MovesError: Into<TextProblem>,
-        >
-{
-}
+/// A game the arena can referee: its notation, with every error it reports
+/// convertible to a [`TextProblem`] (the PGN layer's trait).
+pub use crate::pgn::PgnNotation as ArenaGame;
 
 /// Why an opening is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

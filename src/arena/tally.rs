@@ -256,7 +256,6 @@ impl Tally {
     pub fn summary(&self, sprt: Option<&Sprt>) -> String {
         let [one, two] = &self.engines;
         let w = &self.wdl;
-        let p = &self.penta.counts;
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.score_line());
         let mut line = |key: &str, value: String| {
@@ -295,22 +294,7 @@ impl Tally {
             ),
         );
         line("los", los_text(self.los()));
-        let unpaired = match self.unpaired() {
-            0 => String::new(),
-            n => format!(", {n} game(s) without their pair"),
-        };
-        line(
-            "pairs",
-            format!(
-                "{}: LL {} LD {} DD/WL {} WD {} WW {}{unpaired}",
-                self.penta.pairs(),
-                p[0],
-                p[1],
-                p[2],
-                p[3],
-                p[4]
-            ),
-        );
+        line("pairs", self.pairs_text());
         line(
             "faults",
             format!(
@@ -320,27 +304,43 @@ impl Tally {
             ),
         );
         if let Some(sprt) = sprt {
-            let state = sprt.state(&self.penta);
-            let decision = match state.decision() {
-                SprtDecision::Continue => "continue".to_string(),
-                SprtDecision::AcceptH0 => format!("H0 accepted (nElo <= {})", sprt.elo0),
-                SprtDecision::AcceptH1 => format!("H1 accepted (nElo >= {})", sprt.elo1),
-            };
-            line(
-                "sprt",
-                format!(
-                    "nElo [{}, {}], alpha {}, beta {}: LLR {:.2} (bounds {:.2}, {:.2}), {decision}",
-                    sprt.elo0,
-                    sprt.elo1,
-                    sprt.alpha,
-                    sprt.beta,
-                    state.llr,
-                    state.lower,
-                    state.upper
-                ),
-            );
+            line("sprt", self.sprt_text(sprt));
         }
         out
+    }
+
+    /// The summary's `pairs` value: the pairs by their score, and the
+    /// games without their pair, if any.
+    fn pairs_text(&self) -> String {
+        let p = &self.penta.counts;
+        let unpaired = match self.unpaired() {
+            0 => String::new(),
+            n => format!(", {n} game(s) without their pair"),
+        };
+        format!(
+            "{}: LL {} LD {} DD/WL {} WD {} WW {}{unpaired}",
+            self.penta.pairs(),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4]
+        )
+    }
+
+    /// The summary's `sprt` value: the test's settings, its LLR and bounds,
+    /// and its decision.
+    fn sprt_text(&self, sprt: &Sprt) -> String {
+        let state = sprt.state(&self.penta);
+        let decision = match state.decision() {
+            SprtDecision::Continue => "continue".to_string(),
+            SprtDecision::AcceptH0 => format!("H0 accepted (nElo <= {})", sprt.elo0),
+            SprtDecision::AcceptH1 => format!("H1 accepted (nElo >= {})", sprt.elo1),
+        };
+        format!(
+            "nElo [{}, {}], alpha {}, beta {}: LLR {:.2} (bounds {:.2}, {:.2}), {decision}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, state.llr, state.lower, state.upper
+        )
     }
 }
 
@@ -630,6 +630,18 @@ impl Standings {
                 p[4]
             );
         }
+        out.push_str(&self.rating_table());
+        let faults: Vec<String> = (0..self.engines.len())
+            .map(|i| format!("{} {}", self.engines[i], faults_text(&self.faults(i))))
+            .collect();
+        let _ = writeln!(out, "{:<12}{}", "faults", faults.join(", "));
+        out
+    }
+
+    /// The summary's rating table: a heading line, then one row per engine,
+    /// best first (rank, engine, Elo, interval, games, score).
+    fn rating_table(&self) -> String {
+        let mut out = String::new();
         let _ = writeln!(
             out,
             "{:<12}maximum likelihood, {} fixed at 0, 95% intervals",
@@ -665,10 +677,6 @@ impl Standings {
                 row.games
             );
         }
-        let faults: Vec<String> = (0..self.engines.len())
-            .map(|i| format!("{} {}", self.engines[i], faults_text(&self.faults(i))))
-            .collect();
-        let _ = writeln!(out, "{:<12}{}", "faults", faults.join(", "));
         out
     }
 

@@ -6,40 +6,41 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
-use super::CliGame;
-use super::datagen::EvalKind;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::arena::signal;
 use crate::display::Style;
+use crate::display::board::Board;
 use crate::display::score::table;
-use crate::game::GameKind;
+use crate::engine::Eval;
+use crate::engine::NetGame;
+use crate::engine::SearchRequest;
+use crate::game::{Game, GameKind, Notation};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Report};
+use crate::search::{Control, Limits, Options, Report, Searcher};
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
 #[command(after_long_help = REVIEW_HELP)]
 #[command(group(clap::ArgGroup::new("whole_game").args(["review", "pgn"]).multiple(true)))]
 pub struct AnalyzeArgs {
-    /// The game
-    #[arg(long, value_enum, default_value_t)]
+    /// The game (with --pgn, the file's Variant tag names it)
+    #[arg(long, value_enum, default_value_t, conflicts_with = "pgn")]
     game: GameKind,
     #[command(flatten)]
     position: PositionArgs,
     /// Thinking time in seconds: for the position (default 3 when --nodes
     /// is not given), or for each position of a game
     /// (--review, --pgn; default 1)
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
     time: Option<Duration>,
     /// Iterations to search (for each position of a game with --review,
     /// --pgn)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     nodes: Option<u64>,
     /// Search until Ctrl-C, then leave the last table (exit 0)
     #[arg(long, conflicts_with_all = ["time", "nodes", "review"])]
@@ -64,8 +65,10 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON instead of tables
     #[arg(long)]
     json: bool,
-    /// Moves shown in the table
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81))]
+    /// Moves shown in the table (one position; a review judges the best
+    /// move only)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=81),
+          conflicts_with = "whole_game")]
     multipv: u16,
     #[command(flatten)]
     search: SearchArgs,
@@ -86,11 +89,14 @@ Whole-game review (--review, or --pgn FILE):
   own best. Marks: ?! inaccuracy (loss >= 0.10), ? mistake (>= 0.20),
   ?? blunder (>= 0.30), lichess's thresholds. The table has one row per
   move (the engine's best move where it differs), then a summary per side.
+  The opening moves of a --pgn game marked {book} (as `ultimo match` marks
+  its openings) are shown with the mark `book` but not judged: no loss, and
+  not counted in the summary.
   Progress goes to stderr; Ctrl-C stops early and prints what was judged.";
 
 /// What to analyse and how long.
 #[derive(Clone, Debug)]
-pub struct Settings<G: CliGame = Position> {
+pub struct Settings<G: Game = Position> {
     /// The position.
     pub pos: G,
     /// Search limits (time and/or nodes).
@@ -100,7 +106,7 @@ pub struct Settings<G: CliGame = Position> {
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// Colours in the board, and whether the table is redrawn while the
     /// search runs (both only where the terminal policy allows escape
     /// codes: see [`Style::for_terminal`]).
@@ -141,6 +147,12 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
             games: games.len(),
         });
     };
+    if game.moves.is_empty() {
+        return Err(CliError::NoMovesInGame {
+            file: file.to_path_buf(),
+            number,
+        });
+    }
     match game.kind() {
         Some(GameKind::Super15) => review_pgn::<crate::super15::Position>(args, game, &name),
         // Replaying refuses a Variant that is none of ours.
@@ -149,17 +161,22 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
 }
 
 /// Reviews a game read from PGN.
-fn review_pgn<G: CliGame + PgnNotation>(
+fn review_pgn<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     game: &PgnGame,
     file: &str,
 ) -> Result<(), CliError> {
     let replayed = Replayed::<G>::new(game, file)?;
-    review_and_print(args, replayed.start, replayed.moves, game.clone())
+    // The opening's book moves ({book}) are not the players' choice.
+    let book = replayed.annotations.iter().take_while(|a| a.book).count();
+    review_and_print(args, replayed.start, replayed.moves, book, game.clone())
 }
 
-fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
+        if args.position.moves.is_empty() {
+            return Err(CliError::NoMovesToReview);
+        }
         let start: G = position_from(args.position.fen.as_deref(), &[])?;
         // Every move checked with the usual messages first.
         position_from::<G>(args.position.fen.as_deref(), &args.position.moves)?;
@@ -175,13 +192,12 @@ fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError
                 pgn::date_from_unix(d.as_secs())
             });
         let game = review::new_game(&start, &moves, "ultimo analyze", &today);
-        return review_and_print(args, start, moves, game);
+        return review_and_print(args, start, moves, 0, game);
     }
     let options = Options {
         move_overhead: Duration::ZERO,
         ..args.search.options()
     };
-    let control = Control::new();
     let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let limits = if args.infinite {
         Limits {
@@ -199,30 +215,30 @@ fn main_for<G: CliGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError
         eval: args.eval.eval,
         style: Style::for_terminal(io::stdout().is_terminal() && !args.json),
     };
-    let json = args.json;
-    until_interrupted(&control, || {
-        if args.infinite {
-            eprintln!("analysing until Ctrl-C");
-        }
-        if json {
-            let report = search_quietly(&settings, &control)?;
-            let value = review::report_json(&settings.pos, &report, settings.multipv);
-            let mut out = io::stdout().lock();
-            writeln!(out, "{value:#}")?;
-            out.flush()?;
-            Ok(())
-        } else {
-            run(&settings, &control, &mut io::stdout()).map(|_| ())
-        }
-    })
+    let interrupted = interruptible();
+    if args.infinite {
+        eprintln!("analysing until Ctrl-C");
+    }
+    if args.json {
+        let report = search_quietly(&settings, interrupted)?;
+        let value = review::report_json(&settings.pos, &report, settings.multipv);
+        let mut out = io::stdout().lock();
+        writeln!(out, "{value:#}")?;
+        out.flush()?;
+        Ok(())
+    } else {
+        run(&settings, interrupted, &mut io::stdout()).map(|_| ())
+    }
 }
 
-/// Reviews the game `start` + `moves`, prints the review and, with
-/// `--pgnout`, appends `game` (its PGN) annotated to that file.
-fn review_and_print<G: CliGame + PgnNotation>(
+/// Reviews the game `start` + `moves` (the first `book` of them book
+/// moves, not judged), prints the review and, with `--pgnout`, appends
+/// `game` (its PGN) annotated to that file.
+fn review_and_print<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,
+    book: usize,
     mut game: PgnGame,
 ) -> Result<(), CliError> {
     let limits = super::limits(args.time, args.nodes, DEFAULT_REVIEW_TIME);
@@ -238,6 +254,7 @@ fn review_and_print<G: CliGame + PgnNotation>(
     let settings = ReviewSettings {
         start,
         moves,
+        book,
         limits,
         options: Options {
             move_overhead: Duration::ZERO,
@@ -251,11 +268,9 @@ fn review_and_print<G: CliGame + PgnNotation>(
         Some(path) => Some((path, open_append(path)?)),
         None => None,
     };
-    let control = Control::new();
     let stderr_style = Style::for_terminal(io::stderr().is_terminal());
-    let review = until_interrupted(&control, || {
-        run_review(&settings, &control, &mut io::stderr(), stderr_style)
-    })?;
+    let interrupted = interruptible();
+    let review = run_review(&settings, interrupted, &mut io::stderr(), stderr_style)?;
     print_review(&review, settings.json, &mut io::stdout())?;
     if let Some((path, file)) = &mut out_file {
         review::annotate(&review, &mut game, &annotator);
@@ -288,49 +303,36 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
     Ok(file)
 }
 
-/// Runs `work` with Ctrl-C (and SIGTERM or SIGHUP on Unix) stopping
-/// `control` instead of ending the process, so that the analysis so far is
-/// printed. A signal whose handler cannot be installed ends the process as
-/// usual.
-pub(super) fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
+/// Makes Ctrl-C (and SIGTERM or SIGHUP on Unix) stop the search instead of
+/// ending the process, so that the analysis so far is printed, and returns
+/// what tells whether one came. A signal whose handler cannot be installed
+/// ends the process as usual.
+pub(super) fn interruptible() -> &'static (dyn Fn() -> bool + Sync) {
     // Even a partial failure leaves the signals that were caught counting:
     // they must still stop the search.
     let _ = signal::install();
-    let done = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            while !done.load(Ordering::SeqCst) {
-                if signal::stop_requested() {
-                    control.stop();
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        });
-        let result = work();
-        done.store(true, Ordering::SeqCst);
-        result
-    })
+    &signal::stop_requested
 }
 
 /// Searches the position of `settings` with no output.
-fn search_quietly<G: CliGame>(
+fn search_quietly<G: NetGame>(
     settings: &Settings<G>,
-    control: &Control,
+    should_stop: &dyn Fn() -> bool,
 ) -> Result<Report<G::Move>, CliError> {
     if settings.pos.is_over() {
         return Err(CliError::GameOver);
     }
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.pos)?;
-    Ok(searcher.search(&settings.pos, &settings.limits, &[], control, &mut |_| {}))
+    let request = SearchRequest::new(settings.pos, settings.limits.clone());
+    Ok(searcher.run(request, &mut |_| {}, should_stop)?)
 }
 
 /// Runs the analysis of one position, writing to `out`, until the limits
-/// or `control` stop it.
-pub fn run<G: CliGame>(
+/// end it or `should_stop` says so.
+pub fn run<G: Board + NetGame>(
     settings: &Settings<G>,
-    control: &Control,
-    out: &mut (impl Write + Send),
+    should_stop: &dyn Fn() -> bool,
+    out: &mut impl Write,
 ) -> Result<Report<G::Move>, CliError> {
     write!(out, "{}", settings.pos.diagram(settings.style))?;
     write!(out, "{}", settings.pos.summary())?;
@@ -365,7 +367,8 @@ pub fn run<G: CliGame>(
                 failed = Some(e);
             }
         };
-        searcher.search(&settings.pos, &settings.limits, &[], control, &mut on_info)
+        let request = SearchRequest::new(settings.pos, settings.limits.clone());
+        searcher.run(request, &mut on_info, should_stop)?
     };
     if let Some(e) = failed {
         return Err(e.into());
@@ -389,28 +392,31 @@ pub fn run<G: CliGame>(
 
 /// What to review and how.
 #[derive(Clone, Debug)]
-pub struct ReviewSettings<G: CliGame = Position> {
+pub struct ReviewSettings<G: Game = Position> {
     /// The position the game starts from.
     pub start: G,
     /// The game's moves.
     pub moves: Vec<G::Move>,
+    /// How many of the first moves are the opening's book moves (not
+    /// judged).
+    pub book: usize,
     /// Search limits per position.
     pub limits: Limits,
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// JSON instead of text.
     pub json: bool,
 }
 
 /// Reviews the game of `settings`, with a progress line per position on
 /// `progress` (one line each, or one line redrawn where `style` allows
-/// escape codes).
-pub fn run_review<G: CliGame>(
+/// escape codes), stopping early when `should_stop` says so.
+pub fn run_review<G: NetGame>(
     settings: &ReviewSettings<G>,
-    control: &Control,
-    progress: &mut impl Write,
+    should_stop: &dyn Fn() -> bool,
+    progress: &mut (impl Write + Send),
     style: Style,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
@@ -441,14 +447,18 @@ pub fn run_review<G: CliGame>(
                 failed = Some(e);
             }
         };
-        review::review(
-            &mut searcher,
-            settings.start,
-            &settings.moves,
-            &settings.limits,
-            control,
-            &mut on_progress,
-        )?
+        let work = |searcher: &mut Searcher<G>, control: &Control| {
+            review::review(
+                searcher,
+                settings.start,
+                &settings.moves,
+                settings.book,
+                &settings.limits,
+                control,
+                &mut on_progress,
+            )
+        };
+        searcher.run_with(work, should_stop)??
     };
     if style.ansi {
         progress.write_all(b"\r\x1b[2K")?;
@@ -462,7 +472,7 @@ pub fn run_review<G: CliGame>(
 
 /// Prints a review: its table, the summary and what the marks mean, or
 /// its JSON.
-pub fn print_review<G: CliGame>(
+pub fn print_review<G: Notation>(
     review: &Review<G>,
     json: bool,
     out: &mut impl Write,
@@ -508,11 +518,11 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
         };
         let mut out = Vec::new();
-        let report = run(&settings, &Control::new(), &mut out).unwrap();
+        let report = run(&settings, &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains('\x1b'));
         let best = text
@@ -540,15 +550,15 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style,
         };
         let mut out = Vec::new();
-        run(&settings(Style { ansi: true }), &Control::new(), &mut out).unwrap();
+        run(&settings(Style { ansi: true }), &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[2K"), "{text:?}");
         let mut out = Vec::new();
-        run(&settings(Style::PLAIN), &Control::new(), &mut out).unwrap();
+        run(&settings(Style::PLAIN), &|| false, &mut out).unwrap();
         assert!(!out.contains(&b'\x1b'));
     }
 
@@ -560,10 +570,10 @@ mod tests {
             limits: Limits::default(),
             multipv: 1,
             options: Options::default(),
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
         };
-        let err = run(&settings, &Control::new(), &mut Vec::new()).unwrap_err();
+        let err = run(&settings, &|| false, &mut Vec::new()).unwrap_err();
         assert!(matches!(err, CliError::GameOver), "{err}");
         assert!(err.to_string().contains("game is over"));
     }

@@ -5,18 +5,21 @@
 //! with seed 0; searches that prove their result stop earlier. With one
 //! thread the total node count is the same on every machine and changes
 //! only when the search's behaviour changes (a test pins it).
+//!
+//! The first line names the evaluation (`eval playout`, or `eval net` and
+//! the net's version), then comes one line per position and last
+//! `<nodes> nodes <nps> nps`; `--json` prints all of it as one object.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use super::datagen::EvalKind;
-use super::{CliError, CliGame};
+use super::CliError;
 use crate::display::score::score;
-use crate::net::Net;
+use crate::engine::{Eval, NetGame, Setup};
+use crate::game::GameKind;
 use crate::rules::Position;
-use crate::search::{Control, Evaluator, Limits, Options, Searcher};
+use crate::search::{Control, Limits, Options};
 use crate::super15;
-use std::sync::Arc;
 
 /// The bench positions: the start, an opening, middle games, positions
 /// where the side to move may play anywhere, and near-end positions.
@@ -46,9 +49,69 @@ pub const SUPER15_POSITIONS: [&str; 5] = [
 /// Iterations per position.
 pub const NODES_PER_POSITION: u64 = 50_000;
 
+/// The command line of `ultimo bench`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Search threads
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// The game (its own positions)
+    #[arg(long, value_enum, default_value_t)]
+    game: GameKind,
+    /// How leaves are valued: playouts (the bench's default, whose node
+    /// count is the checksum), or the net (Ultimate Tic-Tac-Toe; Super 1
+    /// al 5 has only playouts)
+    #[arg(long, value_enum, default_value_t = Eval::Playout)]
+    eval: Eval,
+    /// Print the result as JSON instead of lines: game, eval, net, threads,
+    /// one object per position (fen, bestmove, score, nodes, time_ms), and
+    /// the totals (nodes, time_ms, nps)
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `ultimo bench`.
+pub fn main(args: &BenchArgs) -> Result<(), CliError> {
+    let threads = args.threads as usize;
+    let mut out = io::stdout().lock();
+    let mut lines = io::sink();
+    let text: &mut dyn Write = if args.json { &mut lines } else { &mut out };
+    let result = match args.game {
+        GameKind::Uttt => run(threads, args.eval, text)?,
+        GameKind::Super15 => run_super15(threads, text)?,
+    };
+    if args.json {
+        let value = result.json(args.game, threads);
+        writeln!(out, "{value:#}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// One position's search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionResult {
+    /// The position's FEN.
+    pub fen: String,
+    /// The best move, `0000` when there is none.
+    pub best: String,
+    /// Its score as the protocol writes it, `none` without a move.
+    pub score: String,
+    /// Iterations searched.
+    pub nodes: u64,
+    /// Time spent searching.
+    pub time: Duration,
+}
+
 /// What the bench measured.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchResult {
+    /// The evaluation: `playout` or `net`.
+    pub eval: &'static str,
+    /// The net's version, with the net.
+    pub net: Option<String>,
+    /// Each position's search, in order.
+    pub positions: Vec<PositionResult>,
     /// Iterations over all positions.
     pub nodes: u64,
     /// Time spent searching.
@@ -60,31 +123,54 @@ impl BenchResult {
     pub fn nps(&self) -> u64 {
         (self.nodes as f64 / self.time.as_secs_f64().max(1e-9)) as u64
     }
+
+    /// The result as JSON, for `game` searched with `threads` threads.
+    pub fn json(&self, game: GameKind, threads: usize) -> serde_json::Value {
+        let positions: Vec<serde_json::Value> = self
+            .positions
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "fen": p.fen,
+                    "bestmove": p.best,
+                    "score": p.score,
+                    "nodes": p.nodes,
+                    "time_ms": p.time.as_millis() as u64,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "game": game.name(),
+            "eval": self.eval,
+            "net": self.net,
+            "threads": threads,
+            "nodes_per_position": NODES_PER_POSITION,
+            "positions": positions,
+            "nodes": self.nodes,
+            "time_ms": self.time.as_millis() as u64,
+            "nps": self.nps(),
+        })
+    }
 }
 
 /// Runs the bench with `threads` threads, leaves valued by `eval`: writes
-/// the net's version and the evaluation, one line per position and last
-/// `<nodes> nodes <nps> nps`.
-pub fn run(threads: usize, eval: EvalKind, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    let name = match eval {
-        EvalKind::Playout => "playout",
-        EvalKind::Net => "net",
-    };
-    writeln!(out, "net {} (eval {name})", Net::builtin().version())?;
-    let evaluator = super::datagen::evaluator(eval, None)?;
-    let options = super::datagen::options_for(eval, options(threads));
-    run_positions::<Position>(options, &POSITIONS, evaluator, out, |index, fen| {
+/// the evaluation (`eval playout`, or `eval net` and the net's version),
+/// one line per position and last `<nodes> nodes <nps> nps`.
+pub fn run(threads: usize, eval: Eval, out: &mut dyn Write) -> Result<BenchResult, CliError> {
+    let setup = Setup::new(options(threads), eval);
+    let parse = |index, fen: &str| {
         fen.parse()
             .map_err(|source| CliError::BenchPosition { index, source })
-    })
+    };
+    run_positions::<Position>(&setup, &POSITIONS, out, parse)
 }
 
-/// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`].
-pub fn run_super15(threads: usize, out: &mut impl Write) -> Result<BenchResult, CliError> {
-    run_positions::<super15::Position>(options(threads), &SUPER15_POSITIONS, None, out, |_, fen| {
-        fen.parse()
-            .map_err(|source| super15::Position::fen_error(fen, source))
-    })
+/// Runs the Super 1 al 5 bench ([`SUPER15_POSITIONS`]) like [`run`], with
+/// playouts (the game has no net).
+pub fn run_super15(threads: usize, out: &mut dyn Write) -> Result<BenchResult, CliError> {
+    let setup = Setup::new(options(threads), Eval::Playout);
+    let parse = |_, fen: &str| fen.parse().map_err(|source| super::fen_error(fen, source));
+    run_positions::<super15::Position>(&setup, &SUPER15_POSITIONS, out, parse)
 }
 
 /// The bench's search options.
@@ -99,21 +185,33 @@ fn options(threads: usize) -> Options {
 
 /// Searches `positions` (read with `parse`, given the position's number
 /// from 1 and its FEN) as [`run`] describes.
-fn run_positions<G: CliGame>(
-    options: Options,
+fn run_positions<G: NetGame>(
+    setup: &Setup,
     positions: &[&str],
-    evaluator: Option<Arc<dyn Evaluator<G>>>,
-    out: &mut impl Write,
+    out: &mut dyn Write,
     parse: impl Fn(usize, &str) -> Result<G, CliError>,
 ) -> Result<BenchResult, CliError> {
-    let mut searcher = Searcher::new(options, G::startpos())?;
-    searcher.set_evaluator(evaluator);
+    let loaded = setup.load_net::<G>()?;
+    let mut searcher = setup.searcher(loaded.as_ref(), G::startpos())?;
+    let eval = if searcher.has_evaluator() {
+        "net"
+    } else {
+        "playout"
+    };
+    let net = loaded.filter(|_| eval == "net").map(|n| n.version);
     let control = Control::new();
     let limits = Limits {
         nodes: Some(NODES_PER_POSITION),
         ..Limits::default()
     };
+    match &net {
+        Some(version) => writeln!(out, "eval {eval} {version}")?,
+        None => writeln!(out, "eval {eval}")?,
+    }
     let mut total = BenchResult {
+        eval,
+        net,
+        positions: Vec::with_capacity(positions.len()),
         nodes: 0,
         time: Duration::ZERO,
     };
@@ -137,6 +235,13 @@ fn run_positions<G: CliGame>(
             report.nodes,
             time.as_millis()
         )?;
+        total.positions.push(PositionResult {
+            fen: fen.to_string(),
+            best,
+            score,
+            nodes: report.nodes,
+            time,
+        });
     }
     writeln!(out, "{} nodes {} nps", total.nodes, total.nps())?;
     Ok(total)

@@ -1,42 +1,25 @@
-//! `ultimo datagen`: self-play games for training the net, and
-//! `ultimo train`: a net from them.
+//! `ultimo datagen`: self-play games for training the net (see
+//! [`crate::selfplay`]), and `ultimo train`: a net from them.
 //!
-//! Datagen plays game `i` of a run from a random opening drawn with seed
-//! `seed + i`, searching every later position with a fixed node budget and
-//! recording it with the search's value and visits (see
-//! [`crate::net::data`] for the file format). Games run on all cores, one
-//! search thread each; each finished game is appended and flushed. Run the
-//! same command again after a stop (or a full disk): an incomplete last
-//! record is cut off, and only the games not yet in the file are played.
+//! Datagen plays the games on all cores and appends each finished game,
+//! flushed. Run the same command again after a stop (or a full disk): an
+//! incomplete last record is cut off, and only the games not yet in the
+//! file are played. A file made with other settings is refused, naming
+//! them.
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use rand::SeedableRng;
-use rand::rngs::Xoshiro256PlusPlus;
-
 use super::CliError;
-use crate::game::Outcome;
+use crate::engine::Eval;
 use crate::net::Net;
-use crate::net::data::{self, GameRecord, PositionRecord, Writer};
-use crate::net::features::Planes;
+use crate::net::data::{self, Writer};
 use crate::net::train::{self, Config};
-use crate::protocol::options::{EngineOptions, Eval};
+use crate::protocol::options::EngineOptions;
 use crate::rules::Position;
-use crate::search::{Control, Evaluator, Limits, Options, Searcher};
-
-/// How the engine values its leaves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EvalKind {
-    /// Playouts (random games with winning moves taken).
-    Playout,
-    /// The learned net.
-    Net,
-}
+use crate::selfplay::{self, Run};
 
 /// `ultimo datagen`'s arguments.
 #[derive(clap::Args, Debug)]
@@ -59,10 +42,12 @@ pub struct DatagenArgs {
     /// Games played at once (default: the cores)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
-    /// How the engine values leaves
-    #[arg(long, value_enum, default_value_t = EvalKind::Playout)]
-    eval: EvalKind,
-    /// The net for --eval net (default: the built-in one)
+    /// How the engine values leaves (default: net with --net, else
+    /// playout)
+    #[arg(long, value_enum)]
+    eval: Option<Eval>,
+    /// The net to search with (implies --eval net, which without it
+    /// searches with the built-in net)
     #[arg(long, value_name = "FILE")]
     net: Option<PathBuf>,
     /// Memory per search tree, in MiB
@@ -75,29 +60,10 @@ pub struct DatagenArgs {
     options: Vec<String>,
 }
 
-/// The evaluator for `kind` (the file's net, else the built-in one).
-pub fn evaluator(
-    kind: EvalKind,
-    file: Option<&PathBuf>,
-) -> Result<Option<Arc<dyn Evaluator<Position>>>, CliError> {
-    Ok(match kind {
-        EvalKind::Playout => None,
-        EvalKind::Net => Some(match file {
-            Some(f) => Arc::new(Net::load(f)?),
-            None => Arc::new(Net::builtin().clone()),
-        }),
-    })
-}
-
 /// The engine's options for `kind` with `--option NAME=VALUE`s applied.
-pub fn engine_options(kind: EvalKind, options: &[String]) -> Result<EngineOptions, CliError> {
-    let mut engine = EngineOptions {
-        eval: match kind {
-            EvalKind::Playout => Eval::Playout,
-            EvalKind::Net => Eval::Net,
-        },
-        ..EngineOptions::default()
-    };
+pub fn engine_options(eval: Eval, options: &[String]) -> Result<EngineOptions, CliError> {
+    let mut engine = EngineOptions::default();
+    engine.setup.eval = eval;
     for o in options {
         let (name, value) = o.split_once('=').unwrap_or((o.as_str(), ""));
         let name = name.trim();
@@ -112,186 +78,128 @@ pub fn engine_options(kind: EvalKind, options: &[String]) -> Result<EngineOption
     Ok(engine)
 }
 
-/// The search options for `kind`: with the net, the engine's defaults for
-/// it (exploration, first-play urgency, expansion), as `Eval net` sets them.
-pub fn options_for(kind: EvalKind, options: Options) -> Options {
-    let eval = match kind {
-        EvalKind::Playout => Eval::Playout,
-        EvalKind::Net => Eval::Net,
-    };
-    EngineOptions {
-        search: options,
-        eval,
-        ..EngineOptions::default()
-    }
-    .search_options()
-}
-
-/// Plays game `index` of the run.
-fn play_game(
-    index: u64,
-    args: &DatagenArgs,
-    searcher: &mut Searcher<Position>,
-) -> Result<GameRecord, CliError> {
-    let seed = args.seed.wrapping_add(index);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut pos = Position::startpos();
-    let mut plies = 0u8;
-    while plies < args.random_plies {
-        let Some(m) = pos.random_move(&mut rng) else {
-            break;
-        };
-        let mut next = pos;
-        next.play(m);
-        if next.is_over() {
-            break;
+/// The run `args` ask for: `--net` without `--eval` means `--eval net`.
+fn run_settings(args: &DatagenArgs) -> Result<Run, CliError> {
+    let eval = match (args.eval, &args.net) {
+        (Some(Eval::Playout), Some(net)) => {
+            return Err(CliError::DatagenNetWithPlayouts(net.display().to_string()));
         }
-        pos = next;
-        plies += 1;
-    }
-    let options = Options {
-        seed,
-        ..searcher.options().clone()
+        (Some(eval), _) => eval,
+        (None, Some(_)) => Eval::Net,
+        (None, None) => Eval::Playout,
     };
-    searcher.set_options(options, pos)?;
-    searcher.clear(pos);
-    let limits = Limits {
-        nodes: Some(args.nodes),
-        ..Limits::default()
-    };
-    let control = Control::new();
-    let mut positions = Vec::new();
-    while !pos.is_over() {
-        let report = searcher.search(&pos, &limits, &[], &control, &mut |_| {});
-        let Some(best) = report.lines.first() else {
-            return Err(CliError::NoMove);
-        };
-        let planes = Planes::from_position(&pos);
-        positions.push(PositionRecord {
-            marks: planes.marks,
-            side: planes.side,
-            last: pos.last_move().map(|m| m.index()),
-            value: best.q as f32,
-            visits: report
-                .lines
-                .iter()
-                .map(|l| (l.mv.index(), l.visits.min(u32::MAX as u64) as u32))
-                .collect(),
-        });
-        pos.play(best.mv);
-    }
-    Ok(GameRecord {
-        index,
-        result: pos.outcome().unwrap_or(Outcome::Draw),
-        random_plies: plies,
-        positions,
+    let mut setup = engine_options(eval, &args.options)?.setup;
+    setup.net_file = args.net.clone();
+    setup.search.threads = 1;
+    setup.search.hash_mb = args.hash as usize;
+    Ok(Run {
+        nodes: args.nodes,
+        random_plies: args.random_plies,
+        seed: args.seed,
+        setup,
     })
 }
 
-/// Runs `ultimo datagen`.
+/// Runs `ultimo datagen`: the games not yet in the file, appended as they
+/// finish, with a progress line on stderr (redrawn on a terminal, else
+/// every 10 seconds).
 pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
-    let eval = evaluator(args.eval, args.net.as_ref())?;
-    let engine = engine_options(args.eval, &args.options)?;
-    let (mut writer, contents) = Writer::open(&args.out)?;
+    let run = run_settings(args)?;
+    let net = run.setup.load_net::<Position>()?;
+    let (mut writer, contents) = Writer::open(&args.out, &run.recorded(net.as_ref()))?;
     let mut stderr = std::io::stderr();
+    let file = args.out.display();
+    if contents.settings.is_none() {
+        writeln!(
+            stderr,
+            "datagen: {file} records no settings (format version 1); not checked against these"
+        )?;
+    }
     if contents.truncated {
         writeln!(
             stderr,
-            "datagen: cut an incomplete last record off {} (at byte {})",
-            args.out.display(),
+            "datagen: cut an incomplete last record off {file} (at byte {})",
             contents.valid_len
         )?;
     }
     let done: HashSet<u64> = contents.games.iter().map(|g| g.index).collect();
     let todo: Vec<u64> = (0..args.games).filter(|i| !done.contains(i)).collect();
-    let had = args.games - todo.len() as u64;
-    let mut positions: u64 = contents
-        .games
-        .iter()
-        .map(|g| g.positions.len() as u64)
-        .sum();
     if todo.is_empty() {
         writeln!(
             stderr,
-            "datagen: {} already holds the {} games",
-            args.out.display(),
+            "datagen: {file} already holds the {} games",
             args.games
         )?;
         return Ok(());
     }
-    let threads = args
-        .threads
-        .map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            |t| t as usize,
-        )
-        .min(todo.len());
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<Result<GameRecord, CliError>>();
-    let terminal = stderr.is_terminal();
-    let start = Instant::now();
-    std::thread::scope(|s| -> Result<(), CliError> {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (todo, next, stop, eval, engine) = (&todo, &next, &stop, eval.clone(), &engine);
-            s.spawn(move || {
-                let mut options = engine.search_options();
-                options.threads = 1;
-                options.hash_mb = args.hash as usize;
-                let mut searcher = match Searcher::new(options, Position::startpos()) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let _ = tx.send(Err(e.into()));
-                        return;
-                    }
-                };
-                searcher.set_evaluator(eval);
-                while !stop.load(Ordering::Relaxed) {
-                    let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        return;
-                    };
-                    if tx.send(play_game(index, args, &mut searcher)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut played = 0u64;
-        let mut last_line = Instant::now();
-        for game in rx {
-            let game = match game {
-                Ok(g) => g,
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(e);
-                }
-            };
-            if let Err(e) = writer.append(&game) {
-                stop.store(true, Ordering::Relaxed);
-                return Err(e.into());
-            }
-            played += 1;
-            positions += game.positions.len() as u64;
-            let all_done = played == todo.len() as u64;
-            if terminal || all_done || last_line.elapsed() >= Duration::from_secs(10) {
-                last_line = Instant::now();
-                let secs = start.elapsed().as_secs_f64();
-                let rate = played as f64 / secs.max(1e-9);
-                let left = (todo.len() as u64 - played) as f64 / rate.max(1e-9);
-                let end = if terminal && !all_done { "\r" } else { "\n" };
-                write!(
-                    stderr,
-                    "datagen: {}/{} games, {positions} positions, {rate:.1} games/s, {:.0} s left   {end}",
-                    had + played,
-                    args.games,
-                    left
-                )?;
-            }
-        }
-        Ok(())
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let mut progress = Progress {
+        had: args.games - todo.len() as u64,
+        games: args.games,
+        played: 0,
+        positions: contents
+            .games
+            .iter()
+            .map(|g| g.positions.len() as u64)
+            .sum(),
+        terminal: stderr.is_terminal(),
+        start: Instant::now(),
+        last_line: Instant::now(),
+    };
+    selfplay::play(&run, net.as_ref(), &todo, threads, |game| {
+        writer.append(&game)?;
+        progress.game(game.positions.len() as u64, &mut stderr)
     })
+}
+
+/// How often the progress line is written when stderr is no terminal.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// Datagen's progress line.
+struct Progress {
+    /// Games the file held at the start.
+    had: u64,
+    /// Games in the run.
+    games: u64,
+    /// Games played since the start.
+    played: u64,
+    /// Positions in the file.
+    positions: u64,
+    /// Whether the line is redrawn in place.
+    terminal: bool,
+    start: Instant,
+    last_line: Instant,
+}
+
+impl Progress {
+    /// One more game, of `positions` positions: the line, when due.
+    fn game(&mut self, positions: u64, out: &mut impl Write) -> Result<(), CliError> {
+        self.played += 1;
+        self.positions += positions;
+        let all_done = self.had + self.played == self.games;
+        if !(self.terminal || all_done || self.last_line.elapsed() >= PROGRESS_EVERY) {
+            return Ok(());
+        }
+        self.last_line = Instant::now();
+        let rate = self.played as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
+        let left = (self.games - self.had - self.played) as f64 / rate.max(1e-9);
+        let end = if self.terminal && !all_done {
+            "\r"
+        } else {
+            "\n"
+        };
+        write!(
+            out,
+            "datagen: {}/{} games, {} positions, {rate:.1} games/s, {left:.0} s left   {end}",
+            self.had + self.played,
+            self.games,
+            self.positions,
+        )?;
+        Ok(())
+    }
 }
 
 /// `ultimo train`'s arguments.
@@ -300,12 +208,12 @@ pub struct TrainArgs {
     /// Data files from ultimo datagen
     #[arg(long, num_args = 1.., required = true)]
     data: Vec<PathBuf>,
-    /// The net file to write
-    #[arg(long)]
+    /// The net file to write (its folder must exist)
+    #[arg(long, value_parser = train::parse_out)]
     out: PathBuf,
-    /// The net's name (up to 16 printable ASCII characters), shown in its
-    /// version
-    #[arg(long, default_value = "net")]
+    /// The net's name (1 to 16 printable ASCII characters, no spaces),
+    /// shown in its version
+    #[arg(long, default_value = "net", value_parser = train::parse_name)]
     name: String,
     /// Passes over the data
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10000))]
@@ -374,17 +282,7 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let mut io_error = None;
     let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
-        let r = writeln!(
-            out,
-            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  policy {:.4}  top-1 {:.1}%  {:.0} s",
-            e.epoch,
-            e.train_loss,
-            e.valid_loss,
-            e.valid_mse,
-            e.valid_policy,
-            100.0 * e.valid_top1,
-            start.elapsed().as_secs_f64()
-        );
+        let r = writeln!(out, "{}", e.line(args.epochs, start.elapsed()));
         if let Err(e) = r {
             io_error.get_or_insert(e);
         }

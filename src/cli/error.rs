@@ -9,7 +9,8 @@ use crate::search::SearchError;
 
 use crate::arena::ArenaError;
 use crate::gui::GuiError;
-use crate::notation::{FenError, MovesError};
+use crate::notation::FenError;
+use crate::pgn::GameTextError;
 use crate::protocol::ProtocolError;
 use crate::protocol::codingame::CodingameError;
 use crate::protocol::riddles::RiddlesError;
@@ -23,31 +24,29 @@ pub enum CliError {
     /// `datagen --option` names an option that has its own flag.
     #[error("datagen: set {0} with its own flag (--eval, --net, --threads, --hash), not --option")]
     DatagenOptionFlag(String),
+    /// `--log` with a subcommand: it logs the protocol loop only.
+    #[error("--log logs the protocol loop only (ultimo with no subcommand)")]
+    LogWithCommand,
+    /// `datagen --eval playout --net FILE`: the net would not be used.
+    #[error("datagen: --net {0} has no use with --eval playout (--net alone searches with it)")]
+    DatagenNetWithPlayouts(String),
+    /// Self-play failed.
+    #[error(transparent)]
+    SelfPlay(#[from] crate::selfplay::SelfPlayError),
     /// `datagen --option` is not an option with a valid value.
     #[error("datagen --option: {0}")]
     DatagenOption(#[from] crate::protocol::options::OptionError),
-    /// `--fen` is not a position.
+    /// `--fen` is not a position of the game.
     #[error("bad FEN '{fen}': {source}")]
     Fen {
         /// The FEN as given, shortened for echoing.
         fen: String,
         /// What is wrong with it.
-        source: FenError,
+        source: GameTextError,
     },
-    /// `--moves` are not cells, or not legal in turn.
+    /// `--moves` are not moves of the game, or not legal in turn.
     #[error(transparent)]
-    Moves(#[from] MovesError),
-    /// `--fen` is not a Super 1 al 5 position.
-    #[error("bad FEN '{fen}': {source}")]
-    Super15Fen {
-        /// The FEN as given, shortened for echoing.
-        fen: String,
-        /// What is wrong with it.
-        source: crate::super15::notation::FenError,
-    },
-    /// Super 1 al 5 `--moves` are not moves, or not legal in turn.
-    #[error(transparent)]
-    Super15Moves(#[from] crate::super15::notation::MovesError),
+    Moves(GameTextError),
     /// `analyze` on a finished game.
     #[error("the game is over; nothing to analyse")]
     GameOver,
@@ -74,6 +73,19 @@ pub enum CliError {
         number: usize,
         /// The games in the file.
         games: usize,
+    },
+    /// `--review` without moves.
+    #[error(
+        "nothing to review: give the game's moves with --moves (from --fen or the start), or a game with --pgn FILE"
+    )]
+    NoMovesToReview,
+    /// The `--pgn` game to review has no moves.
+    #[error("game {number} of {} has no moves to review", .file.display())]
+    NoMovesInGame {
+        /// The file.
+        file: std::path::PathBuf,
+        /// The game, from 1.
+        number: usize,
     },
     /// The `--pgnout` file cannot be written.
     #[error("cannot write {}: {source}", .file.display())]
@@ -102,6 +114,14 @@ pub enum CliError {
         /// Why.
         source: io::Error,
     },
+    /// A file or folder cannot be written.
+    #[error("cannot write to {}: {source}", .path.display())]
+    WriteFile {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -111,6 +131,9 @@ pub enum CliError {
     /// The solver cannot be made as asked (hash, threads, memory).
     #[error(transparent)]
     Solve(#[from] crate::solve::SolveError),
+    /// A search could not be run (its thread could not start, or failed).
+    #[error(transparent)]
+    Searcher(#[from] crate::engine::AsyncError),
     /// The protocol loop failed.
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
@@ -161,7 +184,7 @@ mod tests {
         let fen = "9/9/9 x 1 0000";
         let err = CliError::Fen {
             fen: crate::quote::shorten(fen),
-            source: fen.parse::<crate::rules::Position>().unwrap_err(),
+            source: fen.parse::<crate::rules::Position>().unwrap_err().into(),
         };
         assert_eq!(
             err.to_string(),

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::arena::{self, ArenaError, Job, MatchConfig, Tournament};
+use crate::arena::{self, ArenaError, MatchCommand, MatchConfig, ReplayConfig, Tournament};
 use crate::game::GameKind;
 
 /// The long help of `ultimo match`: engine syntax, time controls, the
@@ -86,7 +86,9 @@ Openings:
   be even. --openings FILE is read in order and reused from the top when the
   match has more pairs than the file has lines; --random-plies N makes a
   fresh opening per pair. Without either, every game starts from the empty
-  board (the game's start position).
+  board (the game's start position). With nodes limits for every engine,
+  fewer openings than pairs per pairing draw a warning: an engine that
+  searches the same way each time (Ultimo does) repeats the same games.
 
 Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
   Every game is appended to FILE in PGN as it finishes (the file is created
@@ -216,24 +218,24 @@ pub struct MatchArgs {
 
 impl MatchArgs {
     /// What the arguments ask the match runner to do.
-    pub fn job(self) -> Job {
+    pub fn command(self) -> MatchCommand {
         if let Some(record) = self.replay {
-            return Job::Replay {
+            return MatchCommand::Replay(ReplayConfig {
                 records: vec![record],
                 merge: false,
                 sprt: self.sprt,
                 json: self.json,
-            };
+            });
         }
         if !self.merge.is_empty() {
-            return Job::Replay {
+            return MatchCommand::Replay(ReplayConfig {
                 records: self.merge,
                 merge: true,
                 sprt: self.sprt,
                 json: self.json,
-            };
+            });
         }
-        Job::Match(Box::new(MatchConfig {
+        MatchCommand::Play(Box::new(MatchConfig {
             engines: self.engines,
             games: self.games,
             openings: self.openings,
@@ -259,7 +261,7 @@ impl MatchArgs {
 
 /// Runs `ultimo match` with `args`.
 pub fn run(args: MatchArgs) -> Result<(), ArenaError> {
-    arena::run(&args.job())
+    arena::run(&args.command())
 }
 
 #[cfg(test)]
@@ -273,19 +275,19 @@ mod tests {
         args: MatchArgs,
     }
 
-    fn job(args: &[&str]) -> Job {
+    fn command(args: &[&str]) -> MatchCommand {
         let argv = std::iter::once("match").chain(args.iter().copied());
-        Cli::try_parse_from(argv).unwrap().args.job()
+        Cli::try_parse_from(argv).unwrap().args.command()
     }
 
     #[test]
     fn defaults_are_the_arenas() {
-        assert_eq!(job(&[]), Job::Match(Box::default()));
+        assert_eq!(command(&[]), MatchCommand::Play(Box::default()));
     }
 
     #[test]
     fn arguments_become_the_config() {
-        let got = job(&[
+        let got = command(&[
             "--engine",
             "cmd=a",
             "--engine",
@@ -340,28 +342,28 @@ mod tests {
             json: Some("s.json".into()),
             ..MatchConfig::default()
         };
-        assert_eq!(got, Job::Match(Box::new(expected)));
+        assert_eq!(got, MatchCommand::Play(Box::new(expected)));
     }
 
     #[test]
     fn replay_reads_a_record() {
         assert_eq!(
-            job(&["--replay", "r.pgn", "--sprt", "0", "5", "0.05", "0.05"]),
-            Job::Replay {
+            command(&["--replay", "r.pgn", "--sprt", "0", "5", "0.05", "0.05"]),
+            MatchCommand::Replay(ReplayConfig {
                 records: vec!["r.pgn".into()],
                 merge: false,
                 sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
                 json: None,
-            }
+            })
         );
         assert_eq!(
-            job(&["--merge", "a.pgn", "b.pgn", "--json", "s.json"]),
-            Job::Replay {
+            command(&["--merge", "a.pgn", "b.pgn", "--json", "s.json"]),
+            MatchCommand::Replay(ReplayConfig {
                 records: vec!["a.pgn".into(), "b.pgn".into()],
                 merge: true,
                 sprt: None,
                 json: Some("s.json".into()),
-            }
+            })
         );
     }
 

@@ -1,12 +1,15 @@
 //! The command line: the protocol loop with no arguments, and the tools for
-//! people as subcommands (analyze, play, match, bench, perft, codingame,
-//! riddles). Each subcommand is a thin front end over the layers below.
+//! people as subcommands (analyze, play, match, gui, bench, datagen, train,
+//! perft, codingame, riddles, completions, man). Each subcommand is a thin
+//! front end over the layers below.
 
 pub mod analyze;
 pub mod bench;
 pub mod datagen;
+pub mod docs;
 mod error;
 pub mod match_cmd;
+pub mod perft;
 pub mod play;
 pub mod solve;
 
@@ -23,22 +26,26 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::display::Style;
-use crate::display::board::Board;
+use crate::engine::{AsyncSearcher, Eval, NetGame, Setup};
+use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
-use crate::search::{Evaluator, Limits, Options, Searcher};
-use std::sync::Arc;
+use crate::search::{Limits, Options};
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
 /// With no subcommand, Ultimo speaks its UCI/UGI-style protocol on standard
 /// input and output (see protocol.md), for GUIs and tournament runners.
 #[derive(Parser)]
-#[command(name = "ultimo", version, about, long_about)]
+#[command(name = "ultimo", version = docs::VERSION, about, long_about)]
 pub struct Cli {
     /// The game the protocol loop starts with (`setoption name Game`
     /// changes it)
     #[arg(long, value_enum, default_value_t)]
     game: GameKind,
+    /// Log every line the protocol loop reads (`>> `) and writes (`<< `)
+    /// to FILE, appending (as `setoption name DebugLogFile` does)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -67,31 +74,7 @@ enum Command {
     /// Type moves like e5; also undo, hint, board, help and quit. Works
     /// through a pipe too (one command per line, no colours). The moves are
     /// printed at the end; --pgnout saves the game.
-    Play {
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        /// The side you play: x moves first
-        #[arg(long, default_value = "x", value_parser = side)]
-        side: Player,
-        /// The engine's thinking time per move, in seconds (default 1 when
-        /// --nodes is not given)
-        #[arg(long, value_parser = seconds)]
-        time: Option<Duration>,
-        /// The engine's iterations per move (a fixed, repeatable strength;
-        /// hints search as many)
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        nodes: Option<u64>,
-        /// Append the game to FILE in PGN (created if missing, never truncated)
-        #[arg(long, value_name = "FILE")]
-        pgnout: Option<PathBuf>,
-        #[command(flatten)]
-        position: PositionArgs,
-        #[command(flatten)]
-        search: SearchArgs,
-        #[command(flatten)]
-        eval: EvalArgs,
-    },
+    Play(PlayArgs),
     /// Play a match between two engines or a tournament of more, or summarize recorded ones
     ///
     /// Referees every move with Ultimo's rules and reports the first
@@ -109,18 +92,7 @@ enum Command {
     /// and near-end positions) is searched with the same node budget from a
     /// fresh tree. The last line is `<nodes> nodes <nps> nps`; with one thread
     /// the node count is a checksum of the search's behaviour.
-    Bench {
-        /// Search threads
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
-        /// The game (its own positions)
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        /// How leaves are valued (Ultimate Tic-Tac-Toe; Super 1 al 5 has
-        /// only playouts)
-        #[arg(long, value_enum, default_value_t = datagen::EvalKind::Playout)]
-        eval: datagen::EvalKind,
-    },
+    Bench(bench::BenchArgs),
     /// Self-play games for training the net, into a data file
     ///
     /// Each game opens with random plies (seeded by --seed plus the game's
@@ -138,20 +110,9 @@ enum Command {
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
     /// Prints one line per root move with --divide, then the time and
-    /// leaves per second, and last `total <leaves>`.
-    Perft {
-        /// Plies to look ahead (0-81)
-        #[arg(value_parser = clap::value_parser!(u32).range(0..=81))]
-        depth: u32,
-        /// The game
-        #[arg(long, value_enum, default_value_t)]
-        game: GameKind,
-        #[command(flatten)]
-        position: PositionArgs,
-        /// Print the count below each legal move
-        #[arg(long)]
-        divide: bool,
-    },
+    /// leaves per second, and last `total <leaves>`; --json prints all of
+    /// it as one JSON object.
+    Perft(perft::PerftArgs),
     /// Play on CodinGame: its turn loop on stdin/stdout
     ///
     /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
@@ -178,6 +139,47 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    ///
+    /// For example, for bash: `ultimo completions bash >
+    /// ~/.local/share/bash-completion/completions/ultimo`; for zsh, into a
+    /// folder of $fpath as `_ultimo`; for fish:
+    /// `~/.config/fish/completions/ultimo.fish`.
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page, or write one per command with --dir
+    ///
+    /// `ultimo man | man -l -` reads it at once; `ultimo man --dir DIR`
+    /// writes ultimo.1 and ultimo-analyze.1, ultimo-match.1 and so on, for a
+    /// folder of MANPATH (e.g. ~/.local/share/man/man1).
+    Man(docs::ManArgs),
+}
+
+/// `ultimo play`'s arguments.
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The game
+    #[arg(long, value_enum, default_value_t)]
+    game: GameKind,
+    /// The side you play: x moves first
+    #[arg(long, default_value = "x", value_parser = side)]
+    side: Player,
+    /// The engine's thinking time per move, in seconds (default 1 when
+    /// --nodes is not given)
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+    time: Option<Duration>,
+    /// The engine's iterations per move (a fixed, repeatable strength;
+    /// hints search as many)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Append the game to FILE in PGN (created if missing, never truncated)
+    #[arg(long, value_name = "FILE")]
+    pgnout: Option<PathBuf>,
+    #[command(flatten)]
+    position: PositionArgs,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
 }
 
 /// A starting position: a FEN and moves played from it.
@@ -197,8 +199,8 @@ struct EvalArgs {
     /// How the search values positions: the learned net with its move
     /// priors (the engine's default), or random playouts; Super 1 al 5 has
     /// only playouts
-    #[arg(long, value_enum, default_value_t = datagen::EvalKind::Net)]
-    eval: datagen::EvalKind,
+    #[arg(long, value_enum, default_value_t = Eval::Net)]
+    eval: Eval,
 }
 
 /// Search settings.
@@ -264,53 +266,20 @@ fn limits(time: Option<Duration>, nodes: Option<u64>, default: Duration) -> Limi
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
-        None => crate::protocol::run_stdio(cli.game).map_err(CliError::from),
+        None => crate::protocol::run_stdio(cli.game, cli.log.as_deref()).map_err(CliError::from),
+        Some(_) if cli.log.is_some() => Err(CliError::LogWithCommand),
         Some(Command::Analyze(args)) => analyze::main(&args),
         Some(Command::Solve(args)) => solve::main(&args),
-        Some(Command::Play {
-            game,
-            side,
-            time,
-            nodes,
-            pgnout,
-            position,
-            search,
-            eval,
-        }) => {
-            let engine = (time, nodes);
-            let pgnout = pgnout.as_deref();
-            let search = (&search, eval.eval);
-            match game {
-                GameKind::Uttt => play::<Position>(side, engine, pgnout, &position, search),
-                GameKind::Super15 => {
-                    play::<crate::super15::Position>(side, engine, pgnout, &position, search)
-                }
-            }
-        }
+        Some(Command::Play(args)) => match args.game {
+            GameKind::Uttt => play::<Position>(&args),
+            GameKind::Super15 => play::<crate::super15::Position>(&args),
+        },
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
         Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
-        Some(Command::Bench {
-            threads,
-            game,
-            eval,
-        }) => {
-            let mut out = io::stdout().lock();
-            match game {
-                GameKind::Uttt => bench::run(threads as usize, eval, &mut out).map(|_| ()),
-                GameKind::Super15 => bench::run_super15(threads as usize, &mut out).map(|_| ()),
-            }
-        }
+        Some(Command::Bench(args)) => bench::main(&args),
         Some(Command::Datagen(args)) => datagen::datagen(&args),
         Some(Command::Train(args)) => datagen::train_cmd(&args),
-        Some(Command::Perft {
-            depth,
-            game,
-            position,
-            divide,
-        }) => match game {
-            GameKind::Uttt => perft::<Position>(depth, &position, divide),
-            GameKind::Super15 => perft::<crate::super15::Position>(depth, &position, divide),
-        },
+        Some(Command::Perft(args)) => perft::main(&args),
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -329,6 +298,8 @@ pub fn main() -> ExitCode {
             )
             .map_err(CliError::from)
         }
+        Some(Command::Completions(args)) => docs::completions(&args),
+        Some(Command::Man(args)) => docs::man(&args),
         Some(Command::Riddles { search }) => crate::protocol::riddles::run(
             &search.options(),
             &mut io::stdin().lock(),
@@ -348,14 +319,10 @@ pub fn main() -> ExitCode {
 
 /// `ultimo play` for one game: the engine's time and nodes per move, and
 /// the file the game is appended to.
-fn play<G: play::PlayGame>(
-    side: Player,
-    (time, nodes): (Option<Duration>, Option<u64>),
-    pgnout: Option<&Path>,
-    position: &PositionArgs,
-    (search, eval): (&SearchArgs, datagen::EvalKind),
-) -> Result<(), CliError> {
-    let start: G = position_from(position.fen.as_deref(), &position.moves)?;
+fn play<G: play::PlayGame>(args: &PlayArgs) -> Result<(), CliError> {
+    let (time, nodes) = (args.time, args.nodes);
+    let pgnout = args.pgnout.as_deref();
+    let start: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let file_error = |path: &Path| {
         let path = path.display().to_string();
         move |source| CliError::PgnOut { path, source }
@@ -374,16 +341,16 @@ fn play<G: play::PlayGame>(
     };
     let interactive = io::stdin().is_terminal() && io::stdout().is_terminal();
     let settings = play::Settings {
-        human: side,
+        human: args.side,
         start,
         limits: limits(time, nodes, Duration::from_secs(1)),
         // With --nodes a hint is as repeatable as the engine's moves.
         hint_limits: limits(None, nodes, Duration::from_millis(500)),
         options: Options {
             move_overhead: Duration::ZERO,
-            ..search.options()
+            ..args.search.options()
         },
-        eval,
+        eval: args.eval.eval,
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };
@@ -396,89 +363,35 @@ fn play<G: play::PlayGame>(
     Ok(())
 }
 
-/// `ultimo perft` for one game.
-fn perft<G: CliGame>(depth: u32, position: &PositionArgs, divide: bool) -> Result<(), CliError> {
-    let pos: G = position_from(position.fen.as_deref(), &position.moves)?;
-    let mut out = io::stdout().lock();
-    crate::display::perft::run(&pos, depth, divide, &mut out)
-        .and_then(|_| out.flush())
-        .map_err(CliError::from)
-}
-
 /// A searcher for the tools: with `options`, or, when `eval` asks for the
-/// learned net and the game has one, with the net and the engine's search
-/// settings for it (as `setoption name Eval value net`).
-pub fn searcher<G: CliGame>(
+/// learned net and the game has one, with the built-in net and the
+/// engine's search settings for it (as `setoption name Eval value net`).
+pub fn searcher<G: NetGame>(
     options: &Options,
-    eval: datagen::EvalKind,
+    eval: Eval,
     pos: G,
-) -> Result<Searcher<G>, CliError> {
-    let evaluator = G::evaluator(eval);
-    let options = match evaluator {
-        Some(_) => datagen::options_for(datagen::EvalKind::Net, options.clone()),
-        None => options.clone(),
-    };
-    let mut searcher = Searcher::new(options, pos)?;
-    searcher.set_evaluator(evaluator);
-    Ok(searcher)
-}
-
-/// A game as the command line's tools need it: its board as text, and its
-/// text errors as [`CliError`]s.
-pub trait CliGame: Board {
-    /// The learned evaluator `eval` asks for, if the game has one.
-    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>>;
-    /// `--fen` is not a position of this game.
-    fn fen_error(fen: &str, source: Self::FenError) -> CliError;
-    /// `--moves` cannot be played.
-    fn moves_error(source: Self::MovesError) -> CliError;
-}
-
-impl CliGame for Position {
-    fn evaluator(eval: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
-        match eval {
-            datagen::EvalKind::Net => Some(Arc::new(crate::net::Net::builtin().clone())),
-            datagen::EvalKind::Playout => None,
-        }
-    }
-
-    fn fen_error(fen: &str, source: crate::notation::FenError) -> CliError {
-        CliError::Fen {
-            fen: shorten(fen),
-            source,
-        }
-    }
-
-    fn moves_error(source: crate::notation::MovesError) -> CliError {
-        CliError::Moves(source)
-    }
-}
-
-impl CliGame for crate::super15::Position {
-    fn evaluator(_: datagen::EvalKind) -> Option<Arc<dyn Evaluator<Self>>> {
-        None
-    }
-
-    fn fen_error(fen: &str, source: crate::super15::notation::FenError) -> CliError {
-        CliError::Super15Fen {
-            fen: shorten(fen),
-            source,
-        }
-    }
-
-    fn moves_error(source: crate::super15::notation::MovesError) -> CliError {
-        CliError::Super15Moves(source)
-    }
+) -> Result<AsyncSearcher<G>, CliError> {
+    let setup = Setup::new(options.clone(), eval);
+    let net = setup.load_net::<G>()?;
+    Ok(AsyncSearcher::new(&setup, net.as_ref(), pos)?)
 }
 
 /// The position named by an optional FEN and a list of moves played from it
 /// (the start position when no FEN is given).
-pub fn position_from<G: CliGame>(fen: Option<&str>, moves: &[String]) -> Result<G, CliError> {
+pub fn position_from<G: PgnNotation>(fen: Option<&str>, moves: &[String]) -> Result<G, CliError> {
     let start = match fen {
-        Some(f) => f.parse().map_err(|source| G::fen_error(f, source))?,
+        Some(f) => f.parse().map_err(|source| fen_error(f, source))?,
         None => G::startpos(),
     };
     start
         .play_moves(moves.iter().map(String::as_str))
-        .map_err(G::moves_error)
+        .map_err(|e| CliError::Moves(e.into()))
+}
+
+/// `fen` is no position: why.
+pub fn fen_error(fen: &str, source: impl Into<GameTextError>) -> CliError {
+    CliError::Fen {
+        fen: shorten(fen),
+        source: source.into(),
+    }
 }

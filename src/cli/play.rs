@@ -4,17 +4,18 @@
 use crate::game::{Outcome, Player};
 use std::io::{BufRead, Write};
 
-use super::datagen::EvalKind;
-use super::{CliError, CliGame};
+use super::CliError;
 use crate::display::Style;
-use crate::game::Verdict;
-use crate::pgn::{Annotation, MoveNote, PgnGame, PgnResult, Score};
+use crate::display::board::Board;
+use crate::display::score::{move_note, proven_text_or_score};
+use crate::engine::{AsyncSearcher, Eval, NetGame, SearchRequest};
+use crate::pgn::{Annotation, PgnGame, PgnNotation, PgnResult};
 use crate::rules::{Position, board_name};
-use crate::search::{Control, Limits, Options, Report};
+use crate::search::{Limits, Options, Report};
 use crate::super15;
 
 /// What `ultimo play` says that depends on the game.
-pub trait PlayGame: CliGame {
+pub trait PlayGame: Board + NetGame + PgnNotation {
     /// The help text.
     const HELP: &'static str;
     /// What a move looks like, e.g. `e5`.
@@ -75,7 +76,7 @@ pub struct Settings<G: PlayGame = Position> {
     /// Search options.
     pub options: Options,
     /// How positions are valued.
-    pub eval: EvalKind,
+    pub eval: Eval,
     /// Colours in the board.
     pub style: Style,
     /// Write a prompt before reading (for terminals).
@@ -86,24 +87,6 @@ const HELP: &str = "Type a move as its cell, e.g. e5 (file a-i left to right, ra
 to top). Other commands: undo (take back your last move), hint (the engine suggests a move), \
 board (show the board again), help, quit. On the board, * marks the cells you may play and \
 the last move is in capitals.";
-
-/// The note on an engine move: the search's score (from the mover's view,
-/// as the protocol's `info` gives it), depth and time.
-fn note<M>(report: &Report<M>) -> MoveNote {
-    let score = report.lines.first().map(|line| match line.proven {
-        Some(p) => match p.verdict {
-            Verdict::Win => Score::Mate(p.moves() as i32),
-            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
-            Verdict::Draw => Score::Cp(0),
-        },
-        None => Score::Cp(crate::display::score::centipawns(line.q)),
-    });
-    MoveNote {
-        score,
-        depth: Some(report.depth),
-        time_ms: Some(u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX)),
-    }
-}
 
 /// The game in PGN: `x` and `o` are `Human` and `Ultimo`, the engine's
 /// moves have their notes, the result is `*` unless the game is over.
@@ -149,6 +132,162 @@ fn write_moves(out: &mut impl Write, game: &PgnGame) -> Result<(), CliError> {
     write!(out, "Moves: {}", plain.movetext()).map_err(CliError::from)
 }
 
+/// The game being played: the position, the moves with their notes and
+/// the positions before them (for undo), and the engine's searcher.
+struct PlayState<'a, G: PlayGame> {
+    settings: &'a Settings<G>,
+    searcher: AsyncSearcher<G>,
+    pos: G,
+    /// The positions before each move.
+    history: Vec<G>,
+    /// The moves, with the engine's notes on its own.
+    played: Vec<(G::Move, Annotation)>,
+}
+
+impl<'a, G: PlayGame> PlayState<'a, G> {
+    fn new(settings: &'a Settings<G>) -> Result<PlayState<'a, G>, CliError> {
+        Ok(PlayState {
+            settings,
+            searcher: super::searcher(&settings.options, settings.eval, settings.start)?,
+            pos: settings.start,
+            history: Vec::new(),
+            played: Vec::new(),
+        })
+    }
+
+    /// Whether the person is to move (in a game that goes on).
+    fn persons_turn(&self) -> bool {
+        !self.pos.is_over() && self.pos.side_to_move() == self.settings.human
+    }
+
+    fn push(&mut self, m: G::Move, note: Annotation) {
+        self.history.push(self.pos);
+        self.played.push((m, note));
+        self.pos.play_unchecked(m);
+    }
+
+    /// The person plays `m`, if it is legal here.
+    fn play(&mut self, m: G::Move) -> Result<(), G::PlayError> {
+        self.pos.check(m)?;
+        self.push(m, Annotation::default());
+        Ok(())
+    }
+
+    /// The engine searches and plays its move: the move and the report.
+    fn engine_move(&mut self) -> Result<(G::Move, Report<G::Move>), CliError> {
+        let report = self.search(&self.settings.limits.clone())?;
+        let m = report.best_move().ok_or(CliError::NoMove)?;
+        let note = move_note(&report, report.elapsed);
+        self.push(m, Annotation::note(note));
+        Ok((m, report))
+    }
+
+    /// The engine's suggestion for the person.
+    fn hint(&mut self) -> Result<Report<G::Move>, CliError> {
+        self.search(&self.settings.hint_limits.clone())
+    }
+
+    fn search(&mut self, limits: &Limits) -> Result<Report<G::Move>, CliError> {
+        let request = SearchRequest::new(self.pos, limits.clone());
+        Ok(self.searcher.run(request, &mut |_| {}, &|| false)?)
+    }
+
+    /// Takes back to the position before the person's last move; `false`
+    /// (and the start position) when there is none.
+    fn undo(&mut self) -> bool {
+        while let Some(prev) = self.history.pop() {
+            self.played.pop();
+            self.pos = prev;
+            if self.pos.side_to_move() == self.settings.human {
+                return true;
+            }
+        }
+        self.pos = self.settings.start;
+        self.played.clear();
+        false
+    }
+
+    /// The game so far in PGN.
+    fn pgn(&self) -> PgnGame {
+        game_pgn(self.settings, &self.played, &self.pos)
+    }
+}
+
+/// Writes the board, and where to play when it is the person's turn.
+fn show<G: PlayGame>(out: &mut dyn Write, game: &PlayState<'_, G>) -> Result<(), CliError> {
+    write!(out, "\n{}", game.pos.diagram(game.settings.style))?;
+    if game.persons_turn() {
+        let place = game.pos.place();
+        writeln!(out, "Your move ({}), on {place}:", game.pos.side_to_move())?;
+    }
+    Ok(())
+}
+
+/// What the game says once it is over.
+fn game_over<G: PlayGame>(outcome: Outcome, human: Player) -> String {
+    match outcome {
+        Outcome::Win(p) => {
+            let who = if p == human { "You win" } else { "Ultimo wins" };
+            format!("Game over: {}. {who}.", G::win_reason(p))
+        }
+        Outcome::Draw => format!("Game over: {}. A draw.", G::DRAW_REASON),
+    }
+}
+
+/// Whether the game goes on after a person's command.
+enum Next {
+    Continue,
+    Quit,
+}
+
+/// Carries out a person's command `text` (lower case, trimmed).
+fn command<G: PlayGame>(
+    game: &mut PlayState<'_, G>,
+    text: &str,
+    out: &mut impl Write,
+) -> Result<Next, CliError> {
+    match text {
+        "" => {}
+        "quit" | "exit" => return Ok(Next::Quit),
+        "help" | "?" => writeln!(out, "{}", G::HELP)?,
+        "board" | "d" => show(out, game)?,
+        "undo" => {
+            match game.undo() {
+                true => writeln!(out, "Took back your last move.")?,
+                false => writeln!(out, "Nothing to take back.")?,
+            }
+            show(out, game)?;
+        }
+        "hint" => match game.hint()?.lines.first() {
+            Some(line) => writeln!(
+                out,
+                "Hint: {} (for you: {})",
+                line.mv,
+                proven_text_or_score(line)
+            )?,
+            None => writeln!(out, "No hint: no legal move.")?,
+        },
+        _ => match G::parse_move(text) {
+            Ok(m) => match game.play(m) {
+                Ok(()) => {
+                    writeln!(out, "You play {m}")?;
+                    if game.pos.is_over() {
+                        show(out, game)?;
+                    }
+                }
+                Err(e) => writeln!(out, "{m} is not possible: {e}.{}", G::LEGAL_HINT)?,
+            },
+            Err(_) => writeln!(
+                out,
+                "'{}' is neither a move nor a command. Moves look like {}; type help for more.",
+                crate::quote::shorten(text),
+                G::EXAMPLE
+            )?,
+        },
+    }
+    Ok(Next::Continue)
+}
+
 /// Plays one game, reading commands from `input`, and returns it in PGN
 /// (result `*` when the person quit or the input ended). The moves are
 /// written at the end.
@@ -157,66 +296,30 @@ pub fn run<G: PlayGame>(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<PgnGame, CliError> {
-    let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
-    let control = Control::new();
-    // Positions before each move, for undo, and the moves with their notes.
-    let mut history: Vec<G> = Vec::new();
-    let mut played: Vec<(G::Move, Annotation)> = Vec::new();
-    let mut pos = settings.start;
+    let mut game = PlayState::new(settings)?;
     writeln!(
         out,
         "You play {} against Ultimo. Type help for the commands.",
         settings.human
     )?;
-    // The board, and where to play when it is the person's turn.
-    let show = |out: &mut dyn Write, pos: &G| -> Result<(), CliError> {
-        write!(out, "\n{}", pos.diagram(settings.style))?;
-        if pos.is_over() || pos.side_to_move() != settings.human {
-            return Ok(());
-        }
-        let place = pos.place();
-        writeln!(out, "Your move ({}), on {place}:", pos.side_to_move()).map_err(CliError::from)
-    };
-    if pos.side_to_move() == settings.human {
-        show(out, &pos)?;
+    if game.persons_turn() {
+        show(out, &game)?;
     }
+    let mut bye = false;
     loop {
-        match pos.outcome() {
-            Some(Outcome::Win(p)) => {
-                let who = if p == settings.human {
-                    "You win"
-                } else {
-                    "Ultimo wins"
-                };
-                writeln!(out, "Game over: {}. {who}.", G::win_reason(p))?;
-                let game = game_pgn(settings, &played, &pos);
-                write_moves(out, &game)?;
-                return Ok(game);
-            }
-            Some(Outcome::Draw) => {
-                writeln!(out, "Game over: {}. A draw.", G::DRAW_REASON)?;
-                let game = game_pgn(settings, &played, &pos);
-                write_moves(out, &game)?;
-                return Ok(game);
-            }
-            None => {}
+        if let Some(outcome) = game.pos.outcome() {
+            writeln!(out, "{}", game_over::<G>(outcome, settings.human))?;
+            break;
         }
-        if pos.side_to_move() != settings.human {
-            let report = searcher.search(&pos, &settings.limits, &[], &control, &mut |_| {});
-            let Some(m) = report.best_move() else {
-                return Err(CliError::NoMove);
-            };
-            let line = &report.lines[0];
-            history.push(pos);
-            played.push((m, Annotation::note(note(&report))));
-            pos.play_unchecked(m);
+        if !game.persons_turn() {
+            let (m, report) = game.engine_move()?;
             writeln!(
                 out,
                 "\nUltimo plays {m} (for Ultimo: {}; {} nodes)",
-                crate::display::score::proven_text_or_score(line),
+                proven_text_or_score(&report.lines[0]),
                 report.nodes
             )?;
-            show(out, &pos)?;
+            show(out, &game)?;
             continue;
         }
         if settings.prompt {
@@ -224,80 +327,22 @@ pub fn run<G: PlayGame>(
             out.flush()?;
         }
         let mut buf = Vec::new();
-        let n = input.read_until(b'\n', &mut buf)?;
-        if n == 0 {
+        if input.read_until(b'\n', &mut buf)? == 0 {
             writeln!(out, "\nInput ended; the game is left unfinished.")?;
-            let game = game_pgn(settings, &played, &pos);
-            write_moves(out, &game)?;
-            return Ok(game);
+            break;
         }
         let text = String::from_utf8_lossy(&buf).trim().to_lowercase();
-        match text.as_str() {
-            "" => {}
-            "quit" | "exit" => {
-                let game = game_pgn(settings, &played, &pos);
-                write_moves(out, &game)?;
-                writeln!(out, "Bye.")?;
-                return Ok(game);
-            }
-            "help" | "?" => writeln!(out, "{}", G::HELP)?,
-            "board" | "d" => show(out, &pos)?,
-            "undo" => {
-                // Back to the position before the person's last move.
-                let mut undone = false;
-                while let Some(prev) = history.pop() {
-                    played.pop();
-                    pos = prev;
-                    if pos.side_to_move() == settings.human {
-                        undone = true;
-                        break;
-                    }
-                }
-                if undone {
-                    writeln!(out, "Took back your last move.")?;
-                } else {
-                    pos = settings.start;
-                    history.clear();
-                    played.clear();
-                    writeln!(out, "Nothing to take back.")?;
-                }
-                show(out, &pos)?;
-            }
-            "hint" => {
-                let report =
-                    searcher.search(&pos, &settings.hint_limits, &[], &control, &mut |_| {});
-                match report.lines.first() {
-                    Some(line) => writeln!(
-                        out,
-                        "Hint: {} (for you: {})",
-                        line.mv,
-                        crate::display::score::proven_text_or_score(line)
-                    )?,
-                    None => writeln!(out, "No hint: no legal move.")?,
-                }
-            }
-            _ => match G::parse_move(&text) {
-                Ok(m) => match pos.check(m) {
-                    Ok(()) => {
-                        history.push(pos);
-                        played.push((m, Annotation::default()));
-                        pos.play_unchecked(m);
-                        writeln!(out, "You play {m}")?;
-                        if pos.is_over() {
-                            show(out, &pos)?;
-                        }
-                    }
-                    Err(e) => writeln!(out, "{m} is not possible: {e}.{}", G::LEGAL_HINT)?,
-                },
-                Err(_) => writeln!(
-                    out,
-                    "'{}' is neither a move nor a command. Moves look like {}; type help for more.",
-                    crate::quote::shorten(&text),
-                    G::EXAMPLE
-                )?,
-            },
+        if let Next::Quit = command(&mut game, &text, out)? {
+            bye = true;
+            break;
         }
     }
+    let pgn = game.pgn();
+    write_moves(out, &pgn)?;
+    if bye {
+        writeln!(out, "Bye.")?;
+    }
+    Ok(pgn)
 }
 
 #[cfg(test)]
@@ -318,7 +363,7 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
-            eval: EvalKind::Playout,
+            eval: Eval::Playout,
             style: Style::PLAIN,
             prompt: false,
         }

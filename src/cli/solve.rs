@@ -4,11 +4,15 @@
 //! [in N]`.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::analyze::until_interrupted;
-use super::{CliError, CliGame, PositionArgs, position_from, seconds};
+use super::analyze::interruptible;
+use super::{CliError, PositionArgs, position_from, seconds};
 use crate::display::Style;
+use crate::display::board::Board;
+use crate::engine::NetGame;
+use crate::pgn::PgnNotation;
 use crate::game::{GameKind, Verdict};
 use crate::rules::Position;
 use crate::search::Control;
@@ -62,7 +66,7 @@ pub fn main(args: &SolveArgs) -> Result<(), CliError> {
     }
 }
 
-fn main_for<G: CliGame + std::hash::Hash>(args: &SolveArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation + std::hash::Hash>(args: &SolveArgs) -> Result<(), CliError> {
     let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let options = Options {
         hash_mb: args.hash as usize,
@@ -101,6 +105,28 @@ fn main_for<G: CliGame + std::hash::Hash>(args: &SolveArgs) -> Result<(), CliErr
     }
     out.flush()?;
     Ok(())
+}
+
+/// Runs `work` with Ctrl-C (and SIGTERM or SIGHUP on Unix) stopping
+/// `control` instead of ending the process, so that what is known so far
+/// is printed.
+fn until_interrupted<R>(control: &Control, work: impl FnOnce() -> R) -> R {
+    let interrupted = interruptible();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if interrupted() {
+                    control.stop();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let result = work();
+        done.store(true, Ordering::SeqCst);
+        result
+    })
 }
 
 /// A verdict's word.
@@ -168,7 +194,7 @@ fn text<M: std::fmt::Display>(s: &Solution<M>, side: crate::game::Player) -> Vec
 }
 
 /// The solution as JSON.
-fn json<G: CliGame>(pos: &G, s: &Solution<G::Move>) -> serde_json::Value {
+fn json<G: Board>(pos: &G, s: &Solution<G::Move>) -> serde_json::Value {
     serde_json::json!({
         "game": G::KIND.name(),
         "fen": pos.to_string(),

@@ -2,8 +2,10 @@
 //! and chances in words, and the analysis table.
 
 use std::fmt::Display;
+use std::time::Duration;
 
 use crate::game::Verdict;
+use crate::pgn::{MoveNote, Score};
 use crate::search::{Line, Proven, Report};
 
 /// `cp <n>` from the expected score, or `mate <n>` for a proven result.
@@ -24,6 +26,25 @@ pub fn centipawns(q: f64) -> i32 {
     (400.0 * (q / (1.0 - q)).log10())
         .round()
         .clamp(-2000.0, 2000.0) as i32
+}
+
+/// The note on an engine's move for its game record: the score of its
+/// best line from the mover's view (a mate distance when proven), the
+/// depth, and `took`, the time it thought.
+pub fn move_note<M>(report: &Report<M>, took: Duration) -> MoveNote {
+    let score = report.lines.first().map(|line| match line.proven {
+        Some(p) => match p.verdict {
+            Verdict::Win => Score::Mate(p.moves() as i32),
+            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
+            Verdict::Draw => Score::Cp(0),
+        },
+        None => Score::Cp(centipawns(line.q)),
+    });
+    MoveNote {
+        score,
+        depth: Some(report.depth),
+        time_ms: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
+    }
 }
 
 /// A proven result in words, e.g. "wins in 3" (plies).

@@ -7,12 +7,12 @@
 //! searcher for the game it was last asked about, and tells an engine
 //! process `setoption name Game value ...` when the game changes.
 //!
-//! Ultimo itself runs in-process (a [`Searcher`] on the worker's thread):
-//! its reports carry every root move's visits (the heat map) and proven
-//! results directly, and short searches that keep their tree give the first
-//! analysis line within a tenth of a second. Other engines are processes
+//! Ultimo itself runs in-process (an [`AsyncSearcher`], stopped when the
+//! job is cancelled): its reports carry every root move's visits (the heat
+//! map) and proven results directly, and short searches that keep their
+//! tree give the first analysis line within a tenth of a second. Other engines are processes
 //! driven over UGI/UCI with the match runner's code
-//! ([`crate::arena::engine::Engine`]), their `info` lines read while they
+//! ([`crate::arena::engine::EngineProcess`]), their `info` lines read while they
 //! think.
 
 use std::sync::Arc;
@@ -21,21 +21,22 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::arena::engine::{Engine, EngineError, EngineSpec};
+use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
-use crate::display::score::{centipawns, proven_text};
+use crate::display::score::{centipawns, move_note, proven_text};
+use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
 use crate::game::{GameKind, Outcome, Player, Verdict};
-use crate::pgn::{MoveNote, Score};
+use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
-use crate::search::{Clock, Control, Limits, Options, Report, Searcher};
+use crate::search::{Clock, Limits, Options, Report};
 use crate::{rules, super15};
 
-use super::game::{AnyLine, GameName, GuiGame, Line};
+use super::game::{AnyLine, GuiGame, Line};
 use super::session::{AnalysisView, LineView, MoveLimit};
 
-/// An engine the page can use.
+/// An engine the page can use: Ultimo, or an engine process.
 #[derive(Clone, Debug)]
-pub enum Kind {
+pub enum EngineChoice {
     /// Ultimo, in-process.
     Ultimo,
     /// A UGI/UCI engine process.
@@ -43,7 +44,7 @@ pub enum Kind {
 }
 
 /// What a job asks.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Task {
     /// Find a move; `clocks` are x's and o's times left (clock games).
     Move {
@@ -64,9 +65,10 @@ pub enum Task {
     },
 }
 
-/// One job: a game (start and moves) and what to do at its end.
+/// A job for a worker: a game (start and moves) and what to do at its end,
+/// with the job's number.
 #[derive(Clone, Debug)]
-pub struct Job {
+pub struct Assignment {
     /// Its number; a job is cancelled when the worker's wanted number
     /// changes.
     pub id: u64,
@@ -122,25 +124,38 @@ const NODES_TIMEOUT: Duration = Duration::from_secs(120);
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting worker looks at its wanted job.
 const POLL: Duration = Duration::from_millis(20);
+/// Memory for Ultimo's search trees, in MiB.
+const ULTIMO_HASH_MB: usize = 64;
+/// Time Ultimo keeps back from every move (it runs in-process: no pipe to
+/// cross).
+const ULTIMO_MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+/// Ultimo's first search of an analysis: short, so that lines show at once.
+const FIRST_CHUNK: Duration = Duration::from_millis(60);
+/// The longest of its later searches (each twice the last), so that the
+/// lines still change several times a second.
+const LONGEST_CHUNK: Duration = Duration::from_millis(400);
+/// The least time between two updates of an engine process's analysis
+/// (unless every line has come in).
+const INFO_INTERVAL: Duration = Duration::from_millis(150);
 
 /// A worker thread and its engine.
 pub struct Worker {
-    tx: Sender<Job>,
+    tx: Sender<Assignment>,
     wanted: Arc<AtomicU64>,
 }
 
 impl Worker {
-    /// Starts a worker for an engine of `kind`, named `name`.
-    pub fn spawn(kind: Kind, name: String, sink: Sink) -> Worker {
+    /// Starts a worker for the engine `choice`, named `name`.
+    pub fn spawn(choice: EngineChoice, name: String, sink: Sink) -> Worker {
         let (tx, rx) = mpsc::channel();
         let wanted = Arc::new(AtomicU64::new(0));
         let w = Arc::clone(&wanted);
-        thread::spawn(move || work(kind, name, rx, w, sink));
+        thread::spawn(move || work(choice, name, rx, w, sink));
         Worker { tx, wanted }
     }
 
     /// Starts `job`, cancelling any other; false when the worker has ended.
-    pub fn run(&self, job: Job) -> bool {
+    pub fn run(&self, job: Assignment) -> bool {
         self.wanted.store(job.id, Ordering::SeqCst);
         self.tx.send(job).is_ok()
     }
@@ -161,19 +176,25 @@ impl Drop for Worker {
 /// other's tree is freed).
 #[derive(Default)]
 struct Ultimo {
-    uttt: Option<Box<Searcher<rules::Position>>>,
-    super15: Option<Box<Searcher<super15::Position>>>,
+    uttt: Option<Box<AsyncSearcher<rules::Position>>>,
+    super15: Option<Box<AsyncSearcher<super15::Position>>>,
 }
 
 /// An engine, once started.
 enum Backend {
     Ultimo(Ultimo),
     /// A process, and the game it was told to play.
-    External(Engine, GameName),
+    External(EngineProcess, GameKind),
 }
 
 /// The worker's loop: jobs until the channel closes or the engine fails.
-fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sink: Sink) {
+fn work(
+    choice: EngineChoice,
+    name: String,
+    rx: Receiver<Assignment>,
+    wanted: Arc<AtomicU64>,
+    sink: Sink,
+) {
     let mut backend = None;
     while let Ok(mut job) = rx.recv() {
         // Only the latest job matters.
@@ -184,7 +205,7 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
             continue;
         }
         if backend.is_none() {
-            match start(&kind) {
+            match start(&choice) {
                 Ok(b) => backend = Some(b),
                 Err(e) => {
                     sink(job.id, Update::Failed(e.to_string()));
@@ -202,11 +223,11 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
         let result = match (b, &job.line) {
             (Backend::Ultimo(u), AnyLine::Uttt(line)) => {
                 u.super15 = None;
-                searcher(&mut u.uttt).map(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.uttt).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::Ultimo(u), AnyLine::Super15(line)) => {
                 u.uttt = None;
-                searcher(&mut u.super15).map(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.super15).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::External(engine, game), line) => switch_game(engine, game, line.game())
                 .and_then(
@@ -220,42 +241,41 @@ fn work(kind: Kind, name: String, rx: Receiver<Job>, wanted: Arc<AtomicU64>, sin
     }
 }
 
-fn start(kind: &Kind) -> Result<Backend, Failure> {
+fn start(choice: &EngineChoice) -> Result<Backend, Failure> {
     let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
-    match kind {
-        Kind::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
-        Kind::External(spec) => {
+    match choice {
+        EngineChoice::Ultimo => Ok(Backend::Ultimo(Ultimo::default())),
+        EngineChoice::External(spec) => {
             let never = AtomicBool::new(false);
-            let mut engine = Engine::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
+            let mut engine =
+                EngineProcess::start(spec, START_TIMEOUT, &never).map_err(|e| fail(&e))?;
             engine
                 .new_game(START_TIMEOUT, &never)
                 .map_err(|e| fail(&e))?;
             // An engine starts in its default game, Ultimate Tic-Tac-Toe.
-            Ok(Backend::External(engine, GameName::Uttt))
+            Ok(Backend::External(engine, GameKind::Uttt))
         }
     }
 }
 
 /// Ultimo's searcher in `slot`, made when there is none.
-fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Searcher<G>, Failure> {
+fn searcher<G: GuiGame>(
+    slot: &mut Option<Box<AsyncSearcher<G>>>,
+) -> Result<&mut AsyncSearcher<G>, Failure> {
     if slot.is_none() {
-        let evaluator = G::evaluator();
-        // With the net, the engine's own settings for it (`Eval net`).
-        let engine = crate::protocol::options::EngineOptions {
-            eval: match evaluator {
-                Some(_) => crate::protocol::options::Eval::Net,
-                None => crate::protocol::options::Eval::Playout,
+        // The built-in net, where the game has one, with the engine's own
+        // settings for it (`Eval net`).
+        let setup = Setup::new(
+            Options {
+                hash_mb: ULTIMO_HASH_MB,
+                move_overhead: ULTIMO_MOVE_OVERHEAD,
+                ..Options::default()
             },
-            ..Default::default()
-        };
-        let options = Options {
-            hash_mb: 64,
-            move_overhead: Duration::from_millis(5),
-            ..engine.search_options()
-        };
-        let mut s =
-            Searcher::new(options, G::startpos()).map_err(|e| Failure::Start(e.to_string()))?;
-        s.set_evaluator(evaluator);
+            Eval::Net,
+        );
+        let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
+        let net = setup.load_net::<G>().map_err(|e| fail(&e))?;
+        let s = AsyncSearcher::new(&setup, net.as_ref(), G::startpos()).map_err(|e| fail(&e))?;
         *slot = Some(Box::new(s));
     }
     slot.as_deref_mut()
@@ -266,17 +286,16 @@ fn searcher<G: GuiGame>(slot: &mut Option<Box<Searcher<G>>>) -> Result<&mut Sear
 /// `setoption name Game value ...`, a new game, and `readyok`; an engine
 /// that answers `info string error` does not play that game.
 fn switch_game(
-    engine: &mut Engine,
-    current: &mut GameName,
-    wanted: GameName,
+    engine: &mut EngineProcess,
+    current: &mut GameKind,
+    wanted: GameKind,
 ) -> Result<(), Failure> {
     if *current == wanted {
         return Ok(());
     }
     let never = AtomicBool::new(false);
-    let kind = GameKind::from(wanted);
     engine
-        .send(&format!("setoption name {GAME_OPTION} value {kind}"))
+        .send(&format!("setoption name {GAME_OPTION} value {wanted}"))
         .map_err(process)?;
     let mut error = None;
     engine.send("isready").map_err(process)?;
@@ -289,7 +308,7 @@ fn switch_game(
         })
         .map_err(process)?;
     if let Some(e) = error {
-        return Err(Failure::Start(format!("cannot play {kind}: {e}")));
+        return Err(Failure::Start(format!("cannot play {wanted}: {e}")));
     }
     engine.new_game(START_TIMEOUT, &never).map_err(process)?;
     *current = wanted;
@@ -325,27 +344,15 @@ fn for_x(side: Player, q: f64) -> f64 {
 
 /// Searches with `limits`, stopping early when the job is cancelled.
 fn search<G: GuiGame>(
-    searcher: &mut Searcher<G>,
+    searcher: &mut AsyncSearcher<G>,
     pos: &G,
-    limits: &Limits,
+    limits: Limits,
     ctx: &Ctx,
-) -> Report<G::Move> {
-    let control = Control::new();
-    let done = AtomicBool::new(false);
-    thread::scope(|s| {
-        s.spawn(|| {
-            while !done.load(Ordering::SeqCst) {
-                if ctx.cancelled() {
-                    control.stop();
-                    return;
-                }
-                thread::sleep(POLL);
-            }
-        });
-        let report = searcher.search(pos, limits, &[], &control, &mut |_| {});
-        done.store(true, Ordering::SeqCst);
-        report
-    })
+) -> Result<Report<G::Move>, Failure> {
+    let request = SearchRequest::new(*pos, limits);
+    searcher
+        .run(request, &mut |_| {}, &|| ctx.cancelled())
+        .map_err(|e| Failure::Process(e.to_string()))
 }
 
 /// The page's view of an Ultimo report.
@@ -388,118 +395,136 @@ fn view<G: GuiGame>(
     }
 }
 
-/// The note on Ultimo's move: the score of its best line from the mover's
-/// view (a mate distance when proven), the depth and the time.
-fn note<M>(report: &Report<M>, took: Duration) -> MoveNote {
-    let score = report.lines.first().map(|line| match line.proven {
-        Some(p) => match p.verdict {
-            Verdict::Win => Score::Mate(p.moves() as i32),
-            Verdict::Loss => Score::Mate(-(p.moves() as i32)),
-            Verdict::Draw => Score::Cp(0),
-        },
-        None => Score::Cp(centipawns(line.q)),
-    });
-    MoveNote {
-        score,
-        depth: Some(report.depth),
-        time_ms: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
+/// Carries out `task` with Ultimo's searcher.
+fn ultimo_job<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    task: &Task,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    match *task {
+        Task::Move { limit, clocks } => ultimo_move(searcher, line, limit, clocks, ctx),
+        Task::Analyse { multipv } => ultimo_analysis(searcher, line, multipv, ctx),
+        Task::Scan { nodes } => ultimo_scan(searcher, line, nodes, ctx),
     }
 }
 
-fn ultimo_job<G: GuiGame>(searcher: &mut Searcher<G>, line: &Line<G>, task: &Task, ctx: &Ctx) {
+/// Ultimo finds a move at the end of `line`.
+fn ultimo_move<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    limit: MoveLimit,
+    clocks: [u64; 2],
+    ctx: &Ctx,
+) -> Result<(), Failure> {
     let pos = position(line);
-    match *task {
-        Task::Move { limit, clocks } => {
-            let started = Instant::now();
-            let limits = match limit {
-                MoveLimit::Movetime { ms } => Limits {
-                    movetime: Some(Duration::from_millis(ms)),
-                    ..Limits::default()
-                },
-                MoveLimit::Nodes { nodes } => Limits {
+    let started = Instant::now();
+    let limits = match limit {
+        MoveLimit::Movetime { ms } => Limits {
+            movetime: Some(Duration::from_millis(ms)),
+            ..Limits::default()
+        },
+        MoveLimit::Nodes { nodes } => Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        },
+        MoveLimit::Clock { inc_ms, .. } => Limits {
+            clock: Some(Clock {
+                time: Duration::from_millis(clocks[pos.side_to_move().index()]),
+                inc: Duration::from_millis(inc_ms),
+                movestogo: None,
+            }),
+            ..Limits::default()
+        },
+    };
+    let report = search(searcher, &pos, limits, ctx)?;
+    if ctx.cancelled() {
+        return Ok(());
+    }
+    match report.best_move() {
+        Some(mv) => {
+            let took = started.elapsed();
+            ctx.send(Update::Best(mv.to_string(), took, move_note(&report, took)));
+        }
+        None => ctx.send(Update::Failed("found no move".into())),
+    }
+    Ok(())
+}
+
+/// Ultimo analyses the position at the end of `line` until cancelled (or
+/// solved): short searches first, so that the first lines show at once,
+/// each going on in the tree the last one left.
+fn ultimo_analysis<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    multipv: usize,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let pos = position(line);
+    let since = Instant::now();
+    let mut nodes = 0;
+    let mut chunk = FIRST_CHUNK;
+    while !ctx.cancelled() && !pos.is_over() {
+        let limits = Limits {
+            movetime: Some(chunk),
+            ..Limits::default()
+        };
+        let report = search(searcher, &pos, limits, ctx)?;
+        nodes += report.nodes;
+        if ctx.cancelled() {
+            return Ok(());
+        }
+        ctx.send(Update::Info(view(
+            &report, &pos, ctx.name, nodes, since, multipv,
+        )));
+        let solved = report
+            .lines
+            .first()
+            .is_some_and(|l| l.proven.is_some_and(|p| p.verdict == Verdict::Win))
+            || report.lines.iter().all(|l| l.proven.is_some());
+        if solved {
+            ctx.send(Update::Done);
+            return Ok(());
+        }
+        chunk = (chunk * 2).min(LONGEST_CHUNK);
+    }
+    Ok(())
+}
+
+/// Ultimo analyses every position of `line`, `nodes` iterations each:
+/// x's expected score at each ply.
+fn ultimo_scan<G: GuiGame>(
+    searcher: &mut AsyncSearcher<G>,
+    line: &Line<G>,
+    nodes: u64,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let mut pos = line.start;
+    for ply in 0..=line.moves.len() {
+        if ctx.cancelled() {
+            return Ok(());
+        }
+        let q = match pos.outcome() {
+            Some(Outcome::Win(Player::X)) => 1.0,
+            Some(Outcome::Win(Player::O)) => 0.0,
+            Some(Outcome::Draw) => 0.5,
+            None => {
+                let limits = Limits {
                     nodes: Some(nodes),
                     ..Limits::default()
-                },
-                MoveLimit::Clock { inc_ms, .. } => Limits {
-                    clock: Some(Clock {
-                        time: Duration::from_millis(clocks[pos.side_to_move().index()]),
-                        inc: Duration::from_millis(inc_ms),
-                        movestogo: None,
-                    }),
-                    ..Limits::default()
-                },
-            };
-            let report = search(searcher, &pos, &limits, ctx);
-            if ctx.cancelled() {
-                return;
-            }
-            match report.best_move() {
-                Some(mv) => {
-                    let took = started.elapsed();
-                    ctx.send(Update::Best(mv.to_string(), took, note(&report, took)));
-                }
-                None => ctx.send(Update::Failed("found no move".into())),
-            }
-        }
-        Task::Analyse { multipv } => {
-            let since = Instant::now();
-            let mut nodes = 0;
-            // Short searches first (the first lines show at once), each
-            // going on in the tree the last one left.
-            let mut chunk = Duration::from_millis(60);
-            while !ctx.cancelled() && !pos.is_over() {
-                let limits = Limits {
-                    movetime: Some(chunk),
-                    ..Limits::default()
                 };
-                let report = search(searcher, &pos, &limits, ctx);
-                nodes += report.nodes;
-                if ctx.cancelled() {
-                    return;
-                }
-                ctx.send(Update::Info(view(
-                    &report, &pos, ctx.name, nodes, since, multipv,
-                )));
-                let solved = report
-                    .lines
-                    .first()
-                    .is_some_and(|l| l.proven.is_some_and(|p| p.verdict == Verdict::Win))
-                    || report.lines.iter().all(|l| l.proven.is_some());
-                if solved {
-                    ctx.send(Update::Done);
-                    return;
-                }
-                chunk = (chunk * 2).min(Duration::from_millis(400));
+                let report = search(searcher, &pos, limits, ctx)?;
+                let q = report.lines.first().map_or(0.5, |l| l.q);
+                for_x(pos.side_to_move(), q)
             }
-        }
-        Task::Scan { nodes } => {
-            let mut pos = line.start;
-            for ply in 0..=line.moves.len() {
-                if ctx.cancelled() {
-                    return;
-                }
-                let q = match pos.outcome() {
-                    Some(Outcome::Win(Player::X)) => 1.0,
-                    Some(Outcome::Win(Player::O)) => 0.0,
-                    Some(Outcome::Draw) => 0.5,
-                    None => {
-                        let limits = Limits {
-                            nodes: Some(nodes),
-                            ..Limits::default()
-                        };
-                        let report = search(searcher, &pos, &limits, ctx);
-                        let q = report.lines.first().map_or(0.5, |l| l.q);
-                        for_x(pos.side_to_move(), q)
-                    }
-                };
-                ctx.send(Update::ScanPoint(ply, q));
-                if let Some(&m) = line.moves.get(ply) {
-                    pos.play_unchecked(m);
-                }
-            }
-            ctx.send(Update::Done);
+        };
+        ctx.send(Update::ScanPoint(ply, q));
+        if let Some(&m) = line.moves.get(ply) {
+            pos.play_unchecked(m);
         }
     }
+    ctx.send(Update::Done);
+    Ok(())
 }
 
 /// `position startpos|fen F moves ...`.
@@ -585,7 +610,7 @@ pub fn parse_info<G: GuiGame>(line: &str, side: Player) -> Option<(usize, LineVi
 
 /// Waits for `bestmove` after `stop`; an engine that does not answer is
 /// hung.
-fn stop_engine(engine: &mut Engine) -> Result<(), Failure> {
+fn stop_engine(engine: &mut EngineProcess) -> Result<(), Failure> {
     let never = AtomicBool::new(false);
     engine.send("stop").map_err(process)?;
     engine
@@ -604,17 +629,16 @@ fn process(e: EngineError) -> Failure {
     Failure::Process(e.to_string())
 }
 
-fn external_job<G: GuiGame>(
-    engine: &mut Engine,
-    line: &Line<G>,
+/// The `go` command for `task` with the side to move `side`, after the
+/// MultiPV it needs: the command, the longest the move may take (`None`
+/// for an analysis), and the lines reported. `None` for a whole-game
+/// analysis, which is Ultimo's.
+fn start_task(
+    engine: &mut EngineProcess,
     task: &Task,
-    ctx: &Ctx,
-) -> Result<(), Failure> {
-    let never = AtomicBool::new(false);
-    let pos = position(line);
-    let side = pos.side_to_move();
-    let io = process;
-    let (go, limit, multipv) = match task {
+    side: Player,
+) -> Result<Option<(String, Option<Duration>, usize)>, Failure> {
+    let (go, allowed, multipv) = match task {
         Task::Move { limit, clocks } => {
             let (go, allowed) = match *limit {
                 MoveLimit::Movetime { ms } => (
@@ -635,77 +659,118 @@ fn external_job<G: GuiGame>(
                     (go, Duration::from_millis(clocks[side.index()]) + GRACE)
                 }
             };
-            engine.send("setoption name MultiPV value 1").map_err(io)?;
             (go, Some(allowed), 1)
         }
-        Task::Analyse { multipv } => {
-            engine
-                .send(&format!("setoption name MultiPV value {multipv}"))
-                .map_err(io)?;
-            ("go infinite".to_string(), None, *multipv)
-        }
-        Task::Scan { .. } => return Ok(()), // whole-game analysis is Ultimo's
+        Task::Analyse { multipv } => ("go infinite".to_string(), None, *multipv),
+        Task::Scan { .. } => return Ok(None),
     };
-    engine.send(&position_command(line)).map_err(io)?;
-    engine.send(&go).map_err(io)?;
+    engine
+        .send(&format!("setoption name MultiPV value {multipv}"))
+        .map_err(process)?;
+    Ok(Some((go, allowed, multipv)))
+}
+
+/// What an engine process has said of its search so far.
+struct Heard {
+    /// The best lines, by rank.
+    lines: Vec<Option<LineView>>,
+    /// The most nodes it reported.
+    nodes: u64,
+    /// Whether a line came since the page last heard.
+    fresh: bool,
+    /// When the page last heard.
+    last_sent: Instant,
+    /// Its last word on its move (score and depth), for the record.
+    note: MoveNote,
+}
+
+impl Heard {
+    /// Takes in an output line of the engine; `true` at `bestmove`.
+    fn take<G: GuiGame>(&mut self, line: &str, side: Player) -> bool {
+        if let Some(info) = MoveNote::from_info(line) {
+            self.note = info;
+        }
+        if let Some((rank, view, n)) = parse_info::<G>(line, side)
+            && rank <= self.lines.len()
+        {
+            self.lines[rank - 1] = Some(view);
+            self.nodes = self.nodes.max(n);
+            self.fresh = true;
+        }
+        line.starts_with("bestmove")
+    }
+
+    /// The analysis so far, when there is news and it is due (every
+    /// [`INFO_INTERVAL`], or at once when every line has come).
+    fn due(&mut self, fen: &str, name: &str, started: Instant) -> Option<AnalysisView> {
+        let due =
+            self.last_sent.elapsed() >= INFO_INTERVAL || self.lines.iter().all(Option::is_some);
+        if !self.fresh || !due {
+            return None;
+        }
+        self.fresh = false;
+        self.last_sent = Instant::now();
+        Some(AnalysisView {
+            fen: fen.to_string(),
+            engine: name.to_string(),
+            nodes: self.nodes,
+            ms: started.elapsed().as_millis() as u64,
+            lines: self.lines.iter().flatten().cloned().collect(),
+            heat: Vec::new(),
+        })
+    }
+}
+
+/// Carries out `task` with an engine process: its move, checked by the
+/// rules, or its analysis passed on while it thinks.
+fn external_job<G: GuiGame>(
+    engine: &mut EngineProcess,
+    line: &Line<G>,
+    task: &Task,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let never = AtomicBool::new(false);
+    let pos = position(line);
+    let side = pos.side_to_move();
+    let Some((go, limit, multipv)) = start_task(engine, task, side)? else {
+        return Ok(());
+    };
+    engine.send(&position_command(line)).map_err(process)?;
+    engine.send(&go).map_err(process)?;
     let started = Instant::now();
-    let mut lines: Vec<Option<LineView>> = vec![None; multipv];
-    let mut nodes = 0;
-    let mut last_sent = started;
-    let mut fresh = false;
-    // The engine's last word on its move (score and depth), for the record.
-    let mut note = MoveNote::default();
+    let mut heard = Heard {
+        lines: vec![None; multipv],
+        nodes: 0,
+        fresh: false,
+        last_sent: started,
+        note: MoveNote::default(),
+    };
+    let fen = pos.to_string();
     loop {
-        let got = engine.wait_for(POLL, &never, |l| {
-            if let Some(info) = MoveNote::from_info(l) {
-                note = info;
-            }
-            if let Some((rank, line, n)) = parse_info::<G>(l, side)
-                && rank <= lines.len()
-            {
-                lines[rank - 1] = Some(line);
-                nodes = nodes.max(n);
-                fresh = true;
-            }
-            l.starts_with("bestmove")
-        });
-        if fresh && matches!(task, Task::Analyse { .. }) {
-            let due = last_sent.elapsed() >= Duration::from_millis(150)
-                || lines.iter().all(Option::is_some);
-            if due {
-                fresh = false;
-                last_sent = Instant::now();
-                ctx.send(Update::Info(AnalysisView {
-                    fen: pos.to_string(),
-                    engine: ctx.name.to_string(),
-                    nodes,
-                    ms: started.elapsed().as_millis() as u64,
-                    lines: lines.iter().flatten().cloned().collect(),
-                    heat: Vec::new(),
-                }));
-            }
+        let got = engine.wait_for(POLL, &never, |l| heard.take::<G>(l, side));
+        if limit.is_none()
+            && let Some(view) = heard.due(&fen, ctx.name, started)
+        {
+            ctx.send(Update::Info(view));
         }
         match got {
+            Ok(_) if ctx.cancelled() => return Ok(()),
+            Ok(_) if limit.is_none() => {
+                // An analysis that ended by itself (a solved position).
+                ctx.send(Update::Done);
+                return Ok(());
+            }
             Ok((at, line)) => {
-                if ctx.cancelled() {
-                    return Ok(());
-                }
-                if limit.is_none() {
-                    // An analysis that ended by itself (a solved position).
-                    ctx.send(Update::Done);
-                    return Ok(());
-                }
                 let mv = referee(&mut pos.clone(), &line)
                     .map_err(|e| Failure::Illegal(e.to_string()))?;
                 let took = at.saturating_duration_since(started);
+                let mut note = heard.note;
                 note.time_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
                 ctx.send(Update::Best(mv.to_string(), took, note));
                 return Ok(());
             }
+            Err(EngineError::Timeout(_)) if ctx.cancelled() => return stop_engine(engine),
             Err(EngineError::Timeout(_)) => {
-                if ctx.cancelled() {
-                    return stop_engine(engine);
-                }
                 if let Some(allowed) = limit
                     && started.elapsed() > allowed
                 {

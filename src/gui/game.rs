@@ -4,41 +4,14 @@
 //! the driver and the engines are written once over [`GuiGame`]; only how
 //! the board is drawn ([`BoardView`]) differs.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::arena::openings::ArenaGame;
+use crate::engine::NetGame;
 use crate::game::{GameKind, Notation, Outcome, Player};
 use crate::{rules, super15};
 
 use super::GuiError;
-
-/// A game's name in JSON: `uttt` or `super15`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameName {
-    /// Ultimate Tic-Tac-Toe.
-    Uttt,
-    /// Super 1 al 5.
-    Super15,
-}
-
-impl From<GameName> for GameKind {
-    fn from(g: GameName) -> GameKind {
-        match g {
-            GameName::Uttt => GameKind::Uttt,
-            GameName::Super15 => GameKind::Super15,
-        }
-    }
-}
-
-impl From<GameKind> for GameName {
-    fn from(g: GameKind) -> GameName {
-        match g {
-            GameKind::Uttt => GameName::Uttt,
-            GameKind::Super15 => GameName::Super15,
-        }
-    }
-}
 
 /// A Super 1 al 5 piece, for the page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -85,7 +58,7 @@ pub enum BoardView {
 }
 
 /// What the page needs of a game beyond what a match needs.
-pub trait GuiGame: ArenaGame {
+pub trait GuiGame: ArenaGame + NetGame {
     /// Cells of the heat map.
     const HEAT_CELLS: usize;
     /// The heat-map cell of a move.
@@ -96,8 +69,6 @@ pub trait GuiGame: ArenaGame {
     fn not_a_move(text: &str) -> String;
     /// The game of either kind.
     fn wrap(line: Line<Self>) -> AnyLine;
-    /// The built-in engine's learned evaluator, if the game has one.
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>>;
 }
 
 /// Grid index (row * 9 + col from the top-left) of an Ultimate
@@ -115,10 +86,6 @@ fn owner_name(p: Player) -> &'static str {
 
 impl GuiGame for rules::Position {
     const HEAT_CELLS: usize = 81;
-
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
-        Some(std::sync::Arc::new(crate::net::Net::builtin().clone()))
-    }
 
     fn heat_cell(m: rules::Move) -> usize {
         grid(m) as usize
@@ -173,10 +140,6 @@ impl GuiGame for rules::Position {
 
 impl GuiGame for super15::Position {
     const HEAT_CELLS: usize = super15::CELLS;
-
-    fn evaluator() -> Option<std::sync::Arc<dyn crate::search::Evaluator<Self>>> {
-        None
-    }
 
     /// The cell where the piece stops (the visits of every piece that can
     /// go there add up).
@@ -327,26 +290,26 @@ pub enum AnyLine {
 
 impl AnyLine {
     /// A new game of `game` from its start position.
-    pub fn new(game: GameName) -> AnyLine {
+    pub fn new(game: GameKind) -> AnyLine {
         match game {
-            GameName::Uttt => AnyLine::Uttt(Line::new()),
-            GameName::Super15 => AnyLine::Super15(Line::new()),
+            GameKind::Uttt => AnyLine::Uttt(Line::new()),
+            GameKind::Super15 => AnyLine::Super15(Line::new()),
         }
     }
 
     /// A game of `game` from a FEN and moves (see [`Line::parse`]).
-    pub fn parse(game: GameName, fen: &str, moves: &str) -> Result<AnyLine, GuiError> {
+    pub fn parse(game: GameKind, fen: &str, moves: &str) -> Result<AnyLine, GuiError> {
         Ok(match game {
-            GameName::Uttt => AnyLine::Uttt(Line::parse(fen, moves)?),
-            GameName::Super15 => AnyLine::Super15(Line::parse(fen, moves)?),
+            GameKind::Uttt => AnyLine::Uttt(Line::parse(fen, moves)?),
+            GameKind::Super15 => AnyLine::Super15(Line::parse(fen, moves)?),
         })
     }
 
     /// Which game it is.
-    pub fn game(&self) -> GameName {
+    pub fn game(&self) -> GameKind {
         match self {
-            AnyLine::Uttt(_) => GameName::Uttt,
-            AnyLine::Super15(_) => GameName::Super15,
+            AnyLine::Uttt(_) => GameKind::Uttt,
+            AnyLine::Super15(_) => GameKind::Super15,
         }
     }
 
@@ -432,18 +395,6 @@ impl AnyLine {
     pub fn play(&mut self, ply: usize, text: &str) -> Result<Played, GuiError> {
         each!(self, l => l.play(ply, text))
     }
-
-    /// A text that names the game and its first `ply` moves: equal texts,
-    /// equal games.
-    pub fn key(&self, ply: usize) -> String {
-        let moves = self.moves_text();
-        format!(
-            "{:?} {} {}",
-            self.game(),
-            self.start_fen(),
-            moves[..ply.min(moves.len())].join(" ")
-        )
-    }
 }
 
 #[cfg(test)]
@@ -452,7 +403,7 @@ mod tests {
 
     #[test]
     fn plays_both_games_as_text() {
-        let mut line = AnyLine::new(GameName::Super15);
+        let mut line = AnyLine::new(GameKind::Super15);
         let played = line.play(0, "e2e3").unwrap();
         assert_eq!((played.mover, played.outcome), (Player::X, None));
         assert_eq!(line.side_at(1), Player::O);
@@ -478,12 +429,13 @@ mod tests {
         );
         assert!(pieces[14].is_none());
         assert!(legal.iter().all(|m| m.len() == 4));
-        let mut uttt = AnyLine::new(GameName::Uttt);
+        let mut uttt = AnyLine::new(GameKind::Uttt);
         assert_eq!(
             uttt.play(0, "z99").unwrap_err().to_string(),
             "'z99' is not a cell"
         );
         uttt.play(0, "e5").unwrap();
-        assert!(uttt.key(1).ends_with(" e5") && !uttt.key(0).contains("e5"));
+        assert_eq!(uttt.prefix(1).moves_text(), ["e5"]);
+        assert!(uttt.prefix(0).moves_text().is_empty());
     }
 }

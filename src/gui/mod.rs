@@ -30,8 +30,9 @@ use tiny_http::{Header, Method, Request, Response, Server};
 use crate::arena::engine::EngineSpec;
 use crate::game::Player;
 use crate::pgn::{Annotation, PgnError};
-use engines::{Job, Kind, Task, Update, Worker};
-use session::{ANALYSIS, Command, SCAN, SEATS, Session};
+use engines::{Assignment, EngineChoice, Task, Update, Worker};
+use game::AnyLine;
+use session::{ANALYSIS, Command, SEATS, Session};
 
 /// Why the GUI failed, or a command from the page was refused.
 #[derive(Debug, thiserror::Error)]
@@ -108,7 +109,8 @@ const SCAN_NODES: u64 = 20_000;
 struct Shared {
     session: Mutex<Session>,
     changed: Condvar,
-    kinds: Vec<Kind>,
+    /// The engines, by index (0 is Ultimo).
+    choices: Vec<EngineChoice>,
     /// `host:port` values a request's `Host` may have.
     hosts: Vec<String>,
     streams: Mutex<usize>,
@@ -133,12 +135,12 @@ pub struct Gui {
 impl Gui {
     /// Parses the engines and listens on `host:port`.
     pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
-        let mut kinds = vec![Kind::Ultimo];
+        let mut choices = vec![EngineChoice::Ultimo];
         let mut names = vec!["Ultimo".to_string()];
         for text in &args.engines {
             let spec = EngineSpec::parse(text).map_err(GuiError::Engine)?;
             names.push(spec.name.clone());
-            kinds.push(Kind::External(spec));
+            choices.push(EngineChoice::External(spec));
         }
         let addr = format!("{}:{}", args.host, args.port);
         let server = Server::http(&addr).map_err(|e| GuiError::Listen {
@@ -164,7 +166,7 @@ impl Gui {
         let shared = Arc::new(Shared {
             session: Mutex::new(Session::new(names)),
             changed: Condvar::new(),
-            kinds,
+            choices,
             hosts,
             streams: Mutex::new(0),
         });
@@ -233,120 +235,119 @@ fn open_browser(url: &str) {
 // ---------------------------------------------------------------------------
 // The driver: starts and cancels the engines' jobs as the session changes.
 
-/// What a seat should be doing: a key (equal keys, same job), the engine
-/// and the job (without its number).
-type Wanted = Option<(String, usize, Job)>;
+/// What a seat should be doing: the engine, the game and the task (a job
+/// without its number). A seat whose wanted job is the same goes on with
+/// the one it has.
+#[derive(Clone, Debug, PartialEq)]
+struct Wanted {
+    engine: usize,
+    line: AnyLine,
+    task: Task,
+}
 
-fn wanted(s: &Session, seat: usize) -> Wanted {
-    if s.seats[seat].error.is_some() {
+fn wanted(s: &Session, seat: usize) -> Option<Wanted> {
+    if s.seat(seat).error.is_some() {
         return None;
     }
     let line = s.line();
-    let job = |moves: usize, task| Job {
-        id: 0,
-        line: line.prefix(moves),
-        task,
-    };
-    let engine = s.seats[seat].engine;
-    match seat {
+    let engine = s.seat(seat).engine;
+    let (moves, task, engine) = match seat {
         0 | 1 => {
             let side = if seat == 0 { Player::X } else { Player::O };
             if s.engine_to_move() != Some(side) {
                 return None;
             }
-            let n = line.len();
-            let key = format!("move {} {:?} {engine}", line.key(n), s.limit);
             let task = Task::Move {
-                limit: s.limit,
-                clocks: s.clocks,
+                limit: s.limit(),
+                clocks: s.clocks(),
             };
-            Some((key, engine, job(n, task)))
+            (line.len(), task, engine)
         }
         ANALYSIS => {
-            if !s.analysis || s.shown_over() {
-                return None;
-            }
-            let n = s.cursor();
-            let key = format!("ana {} {} {engine}", line.key(n), s.multipv);
-            Some((key, engine, job(n, Task::Analyse { multipv: s.multipv })))
+            let multipv = s.analysis().filter(|_| !s.shown_over())?;
+            (s.cursor(), Task::Analyse { multipv }, engine)
         }
         _ => {
-            if !s.scanning {
+            if !s.scanning() {
                 return None;
             }
-            let n = line.len();
-            let key = format!("scan {}", line.key(n));
-            Some((key, 0, job(n, Task::Scan { nodes: SCAN_NODES })))
+            (line.len(), Task::Scan { nodes: SCAN_NODES }, 0)
         }
-    }
+    };
+    Some(Wanted {
+        engine,
+        line: line.prefix(moves),
+        task,
+    })
 }
 
-/// One seat's worker and what it is doing.
+/// One seat's worker (with its engine) and what it is doing.
 #[derive(Default)]
 struct Seat {
     worker: Option<(Worker, usize)>,
-    key: Option<String>,
+    doing: Option<Wanted>,
 }
 
+/// The driver's loop: after every change of the session, each seat's
+/// wanted job is compared with the one it has, and started (cancelling the
+/// old one) when they differ.
 fn drive(shared: Arc<Shared>) {
     let mut seats: [Seat; SEATS] = Default::default();
     let mut next_id = 1u64;
     let mut seen = u64::MAX;
     let mut s = shared.lock();
     loop {
-        while s.version == seen {
+        while s.version() == seen {
             s = match shared.changed.wait_timeout(s, Duration::from_millis(500)) {
                 Ok((s, _)) => s,
                 Err(poisoned) => poisoned.into_inner().0,
             };
         }
-        seen = s.version;
-        let mut bumped = false;
+        seen = s.version();
         for (i, seat) in seats.iter_mut().enumerate() {
-            if s.seats[i].error.is_some() {
+            if s.seat(i).error.is_some() {
                 // A failed engine is stopped (its process killed).
                 seat.worker = None;
-                seat.key = None;
-                s.jobs[i] = 0;
+                seat.doing = None;
+                s.assign(i, None);
                 continue;
             }
             let want = wanted(&s, i);
-            let key = want.as_ref().map(|w| w.0.clone());
-            if key == seat.key {
+            if want == seat.doing {
                 continue;
             }
-            seat.key = key;
+            seat.doing = want.clone();
             if let Some((w, _)) = &seat.worker {
                 w.cancel();
             }
-            s.jobs[i] = 0;
-            let busy = want.is_some();
-            if let Some((_, engine, mut job)) = want {
-                if seat.worker.as_ref().is_some_and(|(_, e)| *e != engine) {
-                    seat.worker = None;
-                }
-                job.id = next_id;
-                next_id += 1;
-                s.jobs[i] = job.id;
-                let started = match &seat.worker {
-                    Some((w, _)) => w.run(job.clone()),
-                    None => false,
-                };
-                if !started {
-                    let name = s.engines[engine].clone();
-                    let worker = spawn_worker(&shared, i, engine, name);
-                    worker.run(job);
-                    seat.worker = Some((worker, engine));
-                }
+            let Some(want) = want else {
+                s.assign(i, None);
+                continue;
+            };
+            if seat.worker.as_ref().is_some_and(|(_, e)| *e != want.engine) {
+                seat.worker = None;
             }
-            if s.seats[i].busy != busy {
-                s.seats[i].busy = busy;
-                bumped = true;
+            let job = Assignment {
+                id: next_id,
+                line: want.line,
+                task: want.task,
+            };
+            next_id += 1;
+            s.assign(i, Some(job.id));
+            let started = match &seat.worker {
+                Some((w, _)) => w.run(job.clone()),
+                None => false,
+            };
+            if !started {
+                let name = s.engines()[want.engine].clone();
+                let worker = spawn_worker(&shared, i, want.engine, name);
+                worker.run(job);
+                seat.worker = Some((worker, want.engine));
             }
         }
-        if bumped {
-            s.version += 1;
-            seen = s.version;
+        if s.version() != seen {
+            // The seats shown busy or idle: nothing the jobs depend on.
+            seen = s.version();
             shared.changed.notify_all();
         }
     }
@@ -354,58 +355,34 @@ fn drive(shared: Arc<Shared>) {
 
 /// Starts a worker for `engine` in `seat` (the caller holds the session).
 fn spawn_worker(shared: &Arc<Shared>, seat: usize, engine: usize, name: String) -> Worker {
-    let kind = shared.kinds[engine.min(shared.kinds.len() - 1)].clone();
+    let choice = shared.choices[engine.min(shared.choices.len() - 1)].clone();
     let weak = Arc::downgrade(shared);
     let sink: engines::Sink = Arc::new(move |id, update| {
         if let Some(shared) = weak.upgrade() {
             on_update(&shared, seat, id, update);
         }
     });
-    Worker::spawn(kind, name, sink)
+    Worker::spawn(choice, name, sink)
 }
 
 /// Takes a worker's update into the session, if its job is still wanted.
 fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
     let mut s = shared.lock();
-    let current = s.jobs[seat] == id;
-    let name = s.engines[s.seats[seat].engine].clone();
+    let current = s.job(seat) == id;
+    let before = s.version();
     match update {
-        Update::Info(view) if current && view.fen == s.shown_fen() => {
-            s.live = Some(view);
-        }
-        Update::Info(_) => return,
+        Update::Info(view) if current => s.live_analysis(view),
         Update::Best(mv, took, note) if current => {
-            s.jobs[seat] = 0;
-            s.seats[seat].busy = false;
-            if let Err(e) = s.play(&mv, took, Annotation::note(note)) {
-                s.seats[seat].error = Some(format!("{name} played an illegal move: {e}"));
-                s.status = format!("{name} played an illegal move; the game is kept");
-            }
-            s.turn_started = Instant::now();
+            s.engine_move(seat, &mv, took, Annotation::note(note))
         }
-        Update::ScanPoint(ply, q) if current => {
-            if let Some(slot) = s.scan.get_mut(ply) {
-                *slot = Some(q);
-            }
-        }
-        Update::Failed(why) if current || s.seats[seat].busy => {
-            s.jobs[seat] = 0;
-            s.seats[seat].busy = false;
-            s.seats[seat].error = Some(format!("{name} {why}"));
-            s.status = format!("{name} failed; the game is kept: restart it to go on");
-        }
-        Update::Done if current => {
-            s.jobs[seat] = 0;
-            s.seats[seat].busy = false;
-            if seat == SCAN {
-                s.scanning = false;
-                s.status = "whole-game analysis done".into();
-            }
-        }
-        _ => return,
+        Update::ScanPoint(ply, q) if current => s.scan_point(ply, q),
+        Update::Failed(why) if current || s.seat(seat).busy => s.engine_failed(seat, &why),
+        Update::Done if current => s.job_done(seat),
+        _ => {}
     }
-    s.version += 1;
-    shared.changed.notify_all();
+    if s.version() != before {
+        shared.changed.notify_all();
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -541,24 +518,7 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
             return (400, serde_json::json!({ "error": why }));
         }
     };
-    let mut s = shared.lock();
-    let result = match command {
-        Command::Restart { seat } if seat < SEATS => {
-            s.seats[seat].error = None;
-            s.say("engine restarted");
-            Ok(())
-        }
-        Command::Restart { seat } => Err(GuiError::BadRequest(format!("there is no seat {seat}"))),
-        command => {
-            let took = s.turn_started.elapsed();
-            let before = s.line().len();
-            let r = s.apply(command, took);
-            if s.line().len() != before {
-                s.turn_started = Instant::now();
-            }
-            r
-        }
-    };
+    let result = shared.lock().command(command);
     shared.changed.notify_all();
     match result {
         Ok(()) => (200, serde_json::json!({ "ok": true })),
@@ -597,16 +557,16 @@ fn serve_stream(shared: &Shared, w: &mut dyn Write) -> std::io::Result<()> {
         let text = {
             let mut s = shared.lock();
             let deadline = Instant::now() + Duration::from_secs(15);
-            while Some(s.version) == sent && Instant::now() < deadline {
+            while Some(s.version()) == sent && Instant::now() < deadline {
                 s = match shared.changed.wait_timeout(s, Duration::from_secs(1)) {
                     Ok((s, _)) => s,
                     Err(p) => p.into_inner().0,
                 };
             }
-            if Some(s.version) == sent {
+            if Some(s.version()) == sent {
                 None
             } else {
-                sent = Some(s.version);
+                sent = Some(s.version());
                 serde_json::to_string(&s.view()).ok()
             }
         };
@@ -635,7 +595,7 @@ mod tests {
         let mut s = Session::new(vec!["Ultimo".into()]);
         let bad = Command::Mode {
             mode: session::Mode::Hve,
-            human: session::PlayerName::X,
+            human: Player::X,
             x: 0,
             o: 5,
             limit: MoveLimit::Movetime { ms: 100 },

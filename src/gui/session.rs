@@ -15,7 +15,7 @@ use crate::quote::shorten;
 use crate::{rules, super15};
 
 use super::GuiError;
-use super::game::{AnyLine, BoardView, GameName, GuiGame, Line, each};
+use super::game::{AnyLine, BoardView, GuiGame, Line, each};
 
 /// The engine seats: who plays x, who plays o, who analyses the position
 /// shown, and who analyses the whole game.
@@ -129,7 +129,7 @@ pub enum Command {
     New {
         /// The game.
         #[serde(default)]
-        game: Option<GameName>,
+        game: Option<GameKind>,
     },
     /// Take back: to the last position where a person is to move.
     Undo {},
@@ -144,7 +144,7 @@ pub enum Command {
         moves: String,
         /// The game.
         #[serde(default)]
-        game: Option<GameName>,
+        game: Option<GameKind>,
     },
     /// Load a game from text: PGN (the first game, or game `number`),
     /// a bare FEN, a move list, or an old saved game (`opening`/`moves`).
@@ -164,7 +164,7 @@ pub enum Command {
         mode: Mode,
         /// The person's side against an engine.
         #[serde(default = "default_human")]
-        human: PlayerName,
+        human: Player,
         /// The engine (index) playing x.
         #[serde(default)]
         x: usize,
@@ -199,40 +199,12 @@ pub enum Command {
     },
 }
 
-fn default_human() -> PlayerName {
-    PlayerName::X
+fn default_human() -> Player {
+    Player::X
 }
 
 fn default_multipv() -> usize {
-    3
-}
-
-/// `x` or `o` in JSON.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PlayerName {
-    /// x, who moves first.
-    X,
-    /// o.
-    O,
-}
-
-impl From<PlayerName> for Player {
-    fn from(p: PlayerName) -> Player {
-        match p {
-            PlayerName::X => Player::X,
-            PlayerName::O => Player::O,
-        }
-    }
-}
-
-impl From<Player> for PlayerName {
-    fn from(p: Player) -> PlayerName {
-        match p {
-            Player::X => PlayerName::X,
-            Player::O => PlayerName::O,
-        }
-    }
+    DEFAULT_MULTIPV
 }
 
 /// The longest text the page may send in one field.
@@ -240,11 +212,13 @@ const MAX_TEXT: usize = 100_000;
 /// The longest text of a game to load (a PGN file may hold many games).
 pub const MAX_LOAD: usize = 1_000_000;
 
-/// The game and everything the page shows.
+/// The game and everything the page shows. Every change goes through a
+/// method that bumps [`Session::version`], so that the pages and the
+/// engines' driver see it.
 #[derive(Clone, Debug)]
 pub struct Session {
     /// The names of the engines; 0 is Ultimo.
-    pub engines: Vec<String>,
+    engines: Vec<String>,
     line: AnyLine,
     /// What is known of each move (engine notes, a loaded game's
     /// comments); never longer than the game.
@@ -253,37 +227,52 @@ pub struct Session {
     started: u64,
     cursor: usize,
     /// Who plays.
-    pub mode: Mode,
+    mode: Mode,
     /// The person's side in [`Mode::Hve`].
-    pub human: Player,
+    human: Player,
     /// Thinking per engine move.
-    pub limit: MoveLimit,
+    limit: MoveLimit,
     /// Clocks (x, o) in milliseconds under [`MoveLimit::Clock`].
-    pub clocks: [u64; 2],
+    clocks: [u64; 2],
     /// Engine-vs-engine play is paused.
-    pub paused: bool,
+    paused: bool,
     /// Analysis of the position shown is on.
-    pub analysis: bool,
+    analysis: bool,
     /// Lines of analysis.
-    pub multipv: usize,
+    multipv: usize,
     /// The seats' engines and errors.
-    pub seats: [SeatView; SEATS],
+    seats: [SeatView; SEATS],
     /// The latest analysis of the position shown.
-    pub live: Option<AnalysisView>,
+    live: Option<AnalysisView>,
     /// Whole-game analysis: x's expected score after each ply, by ply
     /// (index 0 is the start position).
-    pub scan: Vec<Option<f64>>,
+    scan: Vec<Option<f64>>,
     /// A whole-game analysis is wanted (or running).
-    pub scanning: bool,
+    scanning: bool,
     /// The last message for the status line.
-    pub status: String,
+    status: String,
     /// Bumped at every change (the page's event stream sends new views).
-    pub version: u64,
+    version: u64,
     /// The job each seat's updates belong to (0: none).
-    pub jobs: [u64; SEATS],
+    jobs: [u64; SEATS],
     /// When the side to move began to think (for clocks).
-    pub turn_started: Instant,
+    turn_started: Instant,
 }
+
+/// The shortest and longest time per move, in milliseconds.
+const MOVETIME_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
+/// The fewest and most iterations per move.
+const NODES: std::ops::RangeInclusive<u64> = 1..=1_000_000_000;
+/// The shortest and longest clock, in milliseconds.
+const CLOCK_MS: std::ops::RangeInclusive<u64> = 100..=36_000_000;
+/// The longest increment, in milliseconds.
+const MAX_INCREMENT_MS: u64 = 600_000;
+/// The fewest and most lines of analysis.
+const MULTIPV: std::ops::RangeInclusive<usize> = 1..=9;
+/// Thinking per move in a new session, in milliseconds.
+const DEFAULT_MOVETIME_MS: u64 = 1000;
+/// Lines of analysis in a new session (and when the page does not say).
+const DEFAULT_MULTIPV: usize = 3;
 
 /// What the page draws (sent as JSON on every change).
 #[derive(Serialize)]
@@ -291,19 +280,19 @@ pub struct View<'a> {
     version: u64,
     engines: &'a [String],
     /// "uttt" or "super15".
-    game: GameName,
+    game: GameKind,
     start_fen: String,
     moves: Vec<String>,
     cursor: usize,
     fen: String,
-    side: PlayerName,
+    side: Player,
     /// The board, as the game draws it.
     #[serde(flatten)]
     board: BoardView,
     /// "x", "o" or "draw" when the game is over.
     outcome: Option<&'static str>,
     mode: Mode,
-    human: PlayerName,
+    human: Player,
     limit: MoveLimit,
     clocks: [u64; 2],
     paused: bool,
@@ -326,6 +315,23 @@ fn outcome_name(o: Outcome) -> &'static str {
     }
 }
 
+/// An error unless `limit` is within the page's bounds.
+fn check_limit(limit: MoveLimit) -> Result<(), GuiError> {
+    let why = match limit {
+        MoveLimit::Movetime { ms } if !MOVETIME_MS.contains(&ms) => {
+            "the time per move must be 10 ms to 1 hour"
+        }
+        MoveLimit::Nodes { nodes } if !NODES.contains(&nodes) => "nodes must be 1 to 1000000000",
+        MoveLimit::Clock { base_ms, inc_ms }
+            if !CLOCK_MS.contains(&base_ms) || inc_ms > MAX_INCREMENT_MS =>
+        {
+            "the clock must be 0.1 s to 10 hours, the increment at most 10 minutes"
+        }
+        _ => return Ok(()),
+    };
+    Err(GuiError::BadRequest(why.into()))
+}
+
 /// Shortens echoed input to 40 characters.
 fn cut(text: &str) -> String {
     let mut chars = text.chars();
@@ -342,17 +348,19 @@ impl Session {
     pub fn new(engines: Vec<String>) -> Session {
         Session {
             engines,
-            line: AnyLine::new(GameName::Uttt),
+            line: AnyLine::new(GameKind::Uttt),
             notes: Vec::new(),
             started: now_unix(),
             cursor: 0,
             mode: Mode::Hve,
             human: Player::X,
-            limit: MoveLimit::Movetime { ms: 1000 },
+            limit: MoveLimit::Movetime {
+                ms: DEFAULT_MOVETIME_MS,
+            },
             clocks: [0; 2],
             paused: false,
             analysis: false,
-            multipv: 3,
+            multipv: DEFAULT_MULTIPV,
             seats: Default::default(),
             live: None,
             scan: Vec::new(),
@@ -362,6 +370,119 @@ impl Session {
             jobs: [0; SEATS],
             turn_started: Instant::now(),
         }
+    }
+
+    /// The names of the engines; 0 is Ultimo.
+    pub fn engines(&self) -> &[String] {
+        &self.engines
+    }
+
+    /// Bumped at every change: a view of another version is out of date.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// What is known about the engine in `seat`.
+    pub fn seat(&self, seat: usize) -> &SeatView {
+        &self.seats[seat]
+    }
+
+    /// The job the updates of `seat` belong to (0: none).
+    pub fn job(&self, seat: usize) -> u64 {
+        self.jobs[seat]
+    }
+
+    /// Thinking per engine move.
+    pub fn limit(&self) -> MoveLimit {
+        self.limit
+    }
+
+    /// x's and o's clocks, in milliseconds (clock games).
+    pub fn clocks(&self) -> [u64; 2] {
+        self.clocks
+    }
+
+    /// The lines of analysis wanted, when analysis of the position shown
+    /// is on.
+    pub fn analysis(&self) -> Option<usize> {
+        self.analysis.then_some(self.multipv)
+    }
+
+    /// Whether a whole-game analysis is wanted (or running).
+    pub fn scanning(&self) -> bool {
+        self.scanning
+    }
+
+    /// The status line.
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Gives `seat` the job `id` (`None`: no job), and shows the seat busy
+    /// while it has one.
+    pub fn assign(&mut self, seat: usize, id: Option<u64>) {
+        self.jobs[seat] = id.unwrap_or(0);
+        let busy = id.is_some();
+        if self.seats[seat].busy != busy {
+            self.seats[seat].busy = busy;
+            self.changed();
+        }
+    }
+
+    /// An analysis of the position shown (one of another position, come
+    /// late, is dropped).
+    pub fn live_analysis(&mut self, view: AnalysisView) {
+        if view.fen == self.shown_fen() {
+            self.live = Some(view);
+            self.changed();
+        }
+    }
+
+    /// The engine in `seat` played `mv` after `took`, saying `note` of it;
+    /// an illegal move stops that engine, and the game is kept.
+    pub fn engine_move(&mut self, seat: usize, mv: &str, took: Duration, note: Annotation) {
+        self.assign(seat, None);
+        if let Err(e) = self.play(mv, took, note) {
+            let name = self.seat_name(seat);
+            self.seats[seat].error = Some(format!("{name} played an illegal move: {e}"));
+            self.status = format!("{name} played an illegal move; the game is kept");
+        }
+        self.turn_started = Instant::now();
+        self.changed();
+    }
+
+    /// Whole-game analysis: x's expected score `q` at `ply`.
+    pub fn scan_point(&mut self, ply: usize, q: f64) {
+        if let Some(slot) = self.scan.get_mut(ply) {
+            *slot = Some(q);
+        }
+        self.changed();
+    }
+
+    /// The engine in `seat` failed (`why`): it stays stopped until
+    /// restarted.
+    pub fn engine_failed(&mut self, seat: usize, why: &str) {
+        self.assign(seat, None);
+        let name = self.seat_name(seat);
+        self.seats[seat].error = Some(format!("{name} {why}"));
+        self.status = format!("{name} failed; the game is kept: restart it to go on");
+        self.changed();
+    }
+
+    /// The job of `seat` ended (a whole-game analysis, or a solved
+    /// position).
+    pub fn job_done(&mut self, seat: usize) {
+        self.assign(seat, None);
+        if seat == SCAN {
+            self.scanning = false;
+            self.status = "whole-game analysis done".into();
+        }
+        self.changed();
+    }
+
+    /// The name of the engine in `seat`.
+    fn seat_name(&self, seat: usize) -> String {
+        self.engines[self.seats[seat].engine].clone()
     }
 
     /// The game: its start and all its moves.
@@ -396,12 +517,10 @@ impl Session {
             return None;
         }
         let side = self.line.side_at(self.cursor);
-        let engine_plays = match self.mode {
-            Mode::Hve => side != self.human,
-            Mode::Eve => !self.paused,
-            Mode::Hvh => false,
-        };
-        (engine_plays && self.seats[side.index()].error.is_none()).then_some(side)
+        // Only engine-against-engine play pauses.
+        let paused = self.mode == Mode::Eve && self.paused;
+        (self.engine_plays(side) && !paused && self.seats[side.index()].error.is_none())
+            .then_some(side)
     }
 
     fn changed(&mut self) {
@@ -457,71 +576,22 @@ impl Session {
         Ok(())
     }
 
-    /// Carries out a command from the page (not `Restart`, which the
-    /// server handles). `took` is how long the person thought (clocks).
+    /// Carries out a command from the page. `took` is how long the person
+    /// thought (clocks).
     pub fn apply(&mut self, command: Command, took: Duration) -> Result<(), GuiError> {
         match command {
-            Command::Play { mv } => {
-                self.line.check_word(&mv)?;
-                if self.cursor == self.line.len() {
-                    let side = self.line.side_at(self.cursor);
-                    let engine_turn = match self.mode {
-                        Mode::Hve => side != self.human,
-                        Mode::Eve => true,
-                        Mode::Hvh => false,
-                    };
-                    if engine_turn && !self.shown_over() {
-                        return Err(GuiError::Illegal(format!(
-                            "it is the engine's turn ({side} to move)"
-                        )));
-                    }
-                }
-                self.play(&mv, took, Annotation::default())
-            }
-            Command::Goto { ply } => {
-                if ply > self.line.len() {
-                    return Err(GuiError::BadRequest(format!(
-                        "ply {ply} is past the end of the game ({} moves)",
-                        self.line.len()
-                    )));
-                }
-                self.cursor = ply;
-                self.live = None;
-                self.status.clear();
-                self.changed();
-                Ok(())
-            }
+            Command::Play { mv } => self.persons_move(&mv, took),
+            Command::Goto { ply } => self.goto(ply),
             Command::New { game } => {
                 let game = game.unwrap_or(self.line.game());
                 self.reset_game(AnyLine::new(game), Vec::new());
                 self.say(match game {
-                    GameName::Uttt => "new game",
-                    GameName::Super15 => "new game of Super 1 al 5",
+                    GameKind::Uttt => "new game",
+                    GameKind::Super15 => "new game of Super 1 al 5",
                 });
                 Ok(())
             }
-            Command::Undo {} => {
-                if self.cursor == 0 {
-                    return Err(GuiError::Illegal("nothing to take back".into()));
-                }
-                let mut ply = self.cursor - 1;
-                if self.mode == Mode::Hve {
-                    // Back to a position where the person is to move.
-                    while ply > 0 && self.line.side_at(ply) != self.human {
-                        ply -= 1;
-                    }
-                    if self.line.side_at(ply) != self.human {
-                        ply = self.cursor - 1;
-                    }
-                }
-                self.line.truncate(ply);
-                self.notes.truncate(ply);
-                self.cursor = ply;
-                self.scan.truncate(ply + 1);
-                self.live = None;
-                self.say("taken back");
-                Ok(())
-            }
+            Command::Undo {} => self.undo(),
             Command::Setup { fen, moves, game } => {
                 let game = game.unwrap_or(self.line.game());
                 let line = parse_game(game, &fen, &moves)?;
@@ -544,53 +614,7 @@ impl Session {
                 x,
                 o,
                 limit,
-            } => {
-                for e in [x, o] {
-                    if e >= self.engines.len() {
-                        return Err(GuiError::BadRequest(format!("there is no engine {e}")));
-                    }
-                }
-                match limit {
-                    MoveLimit::Movetime { ms } if !(10..=3_600_000).contains(&ms) => {
-                        return Err(GuiError::BadRequest(
-                            "the time per move must be 10 ms to 1 hour".into(),
-                        ));
-                    }
-                    MoveLimit::Nodes { nodes } if !(1..=1_000_000_000).contains(&nodes) => {
-                        return Err(GuiError::BadRequest("nodes must be 1 to 1000000000".into()));
-                    }
-                    MoveLimit::Clock { base_ms, inc_ms }
-                        if !(100..=36_000_000).contains(&base_ms) || inc_ms > 600_000 =>
-                    {
-                        return Err(GuiError::BadRequest(
-                            "the clock must be 0.1 s to 10 hours, the increment at most 10 minutes"
-                                .into(),
-                        ));
-                    }
-                    _ => {}
-                }
-                let limit_changed = self.limit != limit;
-                self.mode = mode;
-                self.human = human.into();
-                self.limit = limit;
-                if limit_changed {
-                    self.reset_clocks();
-                }
-                for (seat, engine) in [(0, x), (1, o)] {
-                    // Another engine in a seat starts without the old one's error.
-                    if self.seats[seat].engine != engine {
-                        self.seats[seat].engine = engine;
-                        self.seats[seat].error = None;
-                    }
-                }
-                self.paused = mode == Mode::Eve;
-                self.say(match mode {
-                    Mode::Hve => format!("you play {}", self.human),
-                    Mode::Eve => "engine against engine: press start".to_string(),
-                    Mode::Hvh => "two players on one screen".to_string(),
-                });
-                Ok(())
-            }
+            } => self.set_mode(mode, human, [x, o], limit),
             Command::Pause { paused } => {
                 self.paused = paused;
                 self.say(if paused { "paused" } else { "playing" });
@@ -600,30 +624,166 @@ impl Session {
                 on,
                 multipv,
                 engine,
-            } => {
-                if !(1..=9).contains(&multipv) {
-                    return Err(GuiError::BadRequest("lines must be 1 to 9".into()));
-                }
-                if engine >= self.engines.len() {
-                    return Err(GuiError::BadRequest(format!("there is no engine {engine}")));
-                }
-                self.analysis = on;
-                self.multipv = multipv;
-                if self.seats[ANALYSIS].engine != engine {
-                    self.seats[ANALYSIS].engine = engine;
-                    self.seats[ANALYSIS].error = None;
-                }
-                self.live = None;
-                self.changed();
-                Ok(())
-            }
+            } => self.set_analysis(on, multipv, engine),
             Command::Scan {} => {
                 self.scan = vec![None; self.line.len() + 1];
                 self.scanning = true;
                 self.say("analysing the whole game");
                 Ok(())
             }
-            Command::Restart { .. } => Ok(()),
+            Command::Restart { seat } => self.restart(seat),
+        }
+    }
+
+    /// Carries out a command from the page now: the person thought since
+    /// the turn began, and a move starts the next turn.
+    pub fn command(&mut self, command: Command) -> Result<(), GuiError> {
+        let took = self.turn_started.elapsed();
+        let before = self.line.len();
+        let result = self.apply(command, took);
+        if self.line.len() != before {
+            self.turn_started = Instant::now();
+        }
+        result
+    }
+
+    /// A person's move in the position shown, unless an engine is to move
+    /// there.
+    fn persons_move(&mut self, mv: &str, took: Duration) -> Result<(), GuiError> {
+        self.line.check_word(mv)?;
+        if self.cursor == self.line.len() {
+            let side = self.line.side_at(self.cursor);
+            if self.engine_plays(side) && !self.shown_over() {
+                return Err(GuiError::Illegal(format!(
+                    "it is the engine's turn ({side} to move)"
+                )));
+            }
+        }
+        self.play(mv, took, Annotation::default())
+    }
+
+    /// Whether an engine plays `side` in this mode (paused or not).
+    fn engine_plays(&self, side: Player) -> bool {
+        match self.mode {
+            Mode::Hve => side != self.human,
+            Mode::Eve => true,
+            Mode::Hvh => false,
+        }
+    }
+
+    /// Shows the position after `ply` moves.
+    fn goto(&mut self, ply: usize) -> Result<(), GuiError> {
+        if ply > self.line.len() {
+            return Err(GuiError::BadRequest(format!(
+                "ply {ply} is past the end of the game ({} moves)",
+                self.line.len()
+            )));
+        }
+        self.cursor = ply;
+        self.live = None;
+        self.status.clear();
+        self.changed();
+        Ok(())
+    }
+
+    /// Takes back to the last position where the person is to move (the
+    /// last move between people).
+    fn undo(&mut self) -> Result<(), GuiError> {
+        if self.cursor == 0 {
+            return Err(GuiError::Illegal("nothing to take back".into()));
+        }
+        let mut ply = self.cursor - 1;
+        if self.mode == Mode::Hve {
+            // Back to a position where the person is to move.
+            while ply > 0 && self.line.side_at(ply) != self.human {
+                ply -= 1;
+            }
+            if self.line.side_at(ply) != self.human {
+                ply = self.cursor - 1;
+            }
+        }
+        self.line.truncate(ply);
+        self.notes.truncate(ply);
+        self.cursor = ply;
+        self.scan.truncate(ply + 1);
+        self.live = None;
+        self.say("taken back");
+        Ok(())
+    }
+
+    /// Who plays (`engines`: x's and o's) and how long engines think.
+    fn set_mode(
+        &mut self,
+        mode: Mode,
+        human: Player,
+        engines: [usize; 2],
+        limit: MoveLimit,
+    ) -> Result<(), GuiError> {
+        for e in engines {
+            self.check_engine(e)?;
+        }
+        check_limit(limit)?;
+        let limit_changed = self.limit != limit;
+        self.mode = mode;
+        self.human = human;
+        self.limit = limit;
+        if limit_changed {
+            self.reset_clocks();
+        }
+        for (seat, engine) in engines.into_iter().enumerate() {
+            self.seat_engine(seat, engine);
+        }
+        self.paused = mode == Mode::Eve;
+        self.say(match mode {
+            Mode::Hve => format!("you play {}", self.human),
+            Mode::Eve => "engine against engine: press start".to_string(),
+            Mode::Hvh => "two players on one screen".to_string(),
+        });
+        Ok(())
+    }
+
+    /// Analysis on or off, with `multipv` lines, by `engine`.
+    fn set_analysis(&mut self, on: bool, multipv: usize, engine: usize) -> Result<(), GuiError> {
+        if !MULTIPV.contains(&multipv) {
+            return Err(GuiError::BadRequest(format!(
+                "lines must be {} to {}",
+                MULTIPV.start(),
+                MULTIPV.end()
+            )));
+        }
+        self.check_engine(engine)?;
+        self.analysis = on;
+        self.multipv = multipv;
+        self.seat_engine(ANALYSIS, engine);
+        self.live = None;
+        self.changed();
+        Ok(())
+    }
+
+    /// Restarts a seat's engine after an error.
+    fn restart(&mut self, seat: usize) -> Result<(), GuiError> {
+        let Some(s) = self.seats.get_mut(seat) else {
+            return Err(GuiError::BadRequest(format!("there is no seat {seat}")));
+        };
+        s.error = None;
+        self.say("engine restarted");
+        Ok(())
+    }
+
+    /// An error unless `engine` is one of the engines.
+    fn check_engine(&self, engine: usize) -> Result<(), GuiError> {
+        match engine < self.engines.len() {
+            true => Ok(()),
+            false => Err(GuiError::BadRequest(format!("there is no engine {engine}"))),
+        }
+    }
+
+    /// Puts `engine` in `seat`; another engine starts without the old one's
+    /// error.
+    fn seat_engine(&mut self, seat: usize, engine: usize) {
+        if self.seats[seat].engine != engine {
+            self.seats[seat].engine = engine;
+            self.seats[seat].error = None;
         }
     }
 
@@ -638,11 +798,11 @@ impl Session {
             moves: self.line.moves_text(),
             cursor: n,
             fen: self.line.fen_at(n),
-            side: self.line.side_at(n).into(),
+            side: self.line.side_at(n),
             board: self.line.board_at(n),
             outcome: self.line.outcome_at(n).map(outcome_name),
             mode: self.mode,
-            human: self.human.into(),
+            human: self.human,
             limit: self.limit,
             clocks: self.clocks,
             paused: self.paused,
@@ -660,12 +820,7 @@ impl Session {
     /// The name of who plays `side` for the PGN: `Human`, or the engine's
     /// name.
     fn player_name(&self, side: Player) -> String {
-        let engine = match self.mode {
-            Mode::Hve => side != self.human,
-            Mode::Eve => true,
-            Mode::Hvh => false,
-        };
-        match engine {
+        match self.engine_plays(side) {
             true => self.engines[self.seats[side.index()].engine].clone(),
             false => "Human".to_string(),
         }
@@ -724,7 +879,7 @@ fn now_unix() -> u64 {
 
 /// A game of `game` from a FEN (empty: the start position) and a move
 /// list.
-pub fn parse_game(game: GameName, fen: &str, moves: &str) -> Result<AnyLine, GuiError> {
+pub fn parse_game(game: GameKind, fen: &str, moves: &str) -> Result<AnyLine, GuiError> {
     if fen.len() > MAX_TEXT || moves.len() > MAX_TEXT {
         return Err(GuiError::BadRequest("the text is too long".into()));
     }
@@ -835,7 +990,7 @@ pub fn load_pgn(text: &str, name: &str, number: Option<usize>) -> Result<Loaded,
 /// game).
 pub fn load(
     text: &str,
-    current: GameName,
+    current: GameKind,
     name: &str,
     number: Option<usize>,
 ) -> Result<Loaded, GuiError> {
@@ -854,7 +1009,7 @@ pub fn load(
 /// line names the game; without one, a saved game (with `opening` or
 /// `moves`) is Ultimate Tic-Tac-Toe, as in match records, and a bare FEN or
 /// move list is of `current`, the game being played.
-pub fn parse_record(text: &str, current: GameName) -> Result<AnyLine, GuiError> {
+pub fn parse_record(text: &str, current: GameKind) -> Result<AnyLine, GuiError> {
     let mut opening = None;
     let mut moves = None;
     let mut variant = None;
@@ -874,7 +1029,7 @@ pub fn parse_record(text: &str, current: GameName) -> Result<AnyLine, GuiError> 
                         cut(name)
                     ))
                 })?;
-                variant = Some(GameName::from(game));
+                variant = Some(game);
             }
             None if line == "moves" => moves = Some(String::new()),
             Some(("result" | "x" | "o" | "game" | "end" | "reason", _)) => {}
@@ -889,7 +1044,7 @@ pub fn parse_record(text: &str, current: GameName) -> Result<AnyLine, GuiError> 
             lines => parse_game(game, "", &lines.join(" ")),
         };
     }
-    let game = variant.unwrap_or(GameName::Uttt);
+    let game = variant.unwrap_or(GameKind::Uttt);
     let opening = opening.unwrap_or_default();
     // An opening may itself be a move list from the start position.
     if !opening.contains('/') && opening != "startpos" && !opening.is_empty() {
@@ -993,12 +1148,12 @@ mod tests {
         let old = "# ultimo game\nopening startpos\nmoves e5 e4 d2\nresult *\n";
         t.apply(load_cmd(old), Duration::ZERO).unwrap();
         assert_eq!(t.moves(), s.moves());
-        let line = parse_record("e5 e4\n", GameName::Uttt).unwrap();
-        assert_eq!(line, parse_game(GameName::Uttt, "", "e5 e4").unwrap());
-        let line = parse_record("opening e5 e4\nmoves d2\n", GameName::Super15).unwrap();
+        let line = parse_record("e5 e4\n", GameKind::Uttt).unwrap();
+        assert_eq!(line, parse_game(GameKind::Uttt, "", "e5 e4").unwrap());
+        let line = parse_record("opening e5 e4\nmoves d2\n", GameKind::Super15).unwrap();
         assert_eq!(line.moves_text(), ["e5", "e4", "d2"]);
         let fen = s.shown_fen();
-        let line = parse_record(&fen, GameName::Uttt).unwrap();
+        let line = parse_record(&fen, GameKind::Uttt).unwrap();
         assert_eq!((line.start_fen(), line.len()), (fen, 0));
         let err = s
             .apply(
@@ -1011,7 +1166,7 @@ mod tests {
             "move 2 (a1) is illegal: the move must be on the centre board"
         );
         assert_eq!(s.moves().len(), 3, "a refused setup changes nothing");
-        let err = parse_game(GameName::Uttt, &"x".repeat(100), "")
+        let err = parse_game(GameKind::Uttt, &"x".repeat(100), "")
             .unwrap_err()
             .to_string();
         assert!(err.len() < 160 && err.contains("..."), "{err}");
@@ -1125,7 +1280,7 @@ mod tests {
         // one asked for.
         let two = "1. e5 e4 *\n\n[Variant \"Super 1 al 5\"]\n\n1. e2e3 e7e6 *\n";
         s.apply(load_cmd(two), Duration::ZERO).unwrap();
-        assert_eq!((s.line().game(), s.moves().len()), (GameName::Uttt, 2));
+        assert_eq!((s.line().game(), s.moves().len()), (GameKind::Uttt, 2));
         assert!(s.status.starts_with("game 1 of 2 loaded"), "{}", s.status);
         let second = Command::Load {
             text: two.to_string(),
@@ -1133,7 +1288,7 @@ mod tests {
             number: Some(2),
         };
         s.apply(second, Duration::ZERO).unwrap();
-        assert_eq!(s.line().game(), GameName::Super15);
+        assert_eq!(s.line().game(), GameKind::Super15);
         assert_eq!(s.moves(), ["e2e3", "e7e6"]);
         let version = s.version;
         let fen = s.shown_fen();
@@ -1252,22 +1407,22 @@ mod tests {
         );
         s.apply(cmd(r#"{"cmd":"new","game":"uttt"}"#), Duration::ZERO)
             .unwrap();
-        assert_eq!(s.line().game(), GameName::Uttt);
+        assert_eq!(s.line().game(), GameKind::Uttt);
         s.apply(load_cmd(&record), Duration::ZERO).unwrap();
         assert_eq!(
             (s.line().game(), s.moves()),
-            (GameName::Super15, vec!["e2e3".to_string()])
+            (GameKind::Super15, vec!["e2e3".to_string()])
         );
         // New keeps the game; a setup may name another.
         s.apply(cmd(r#"{"cmd":"new"}"#), Duration::ZERO).unwrap();
-        assert_eq!(s.line().game(), GameName::Super15);
+        assert_eq!(s.line().game(), GameKind::Super15);
         s.apply(
             cmd(r#"{"cmd":"setup","game":"uttt","moves":"e5"}"#),
             Duration::ZERO,
         )
         .unwrap();
-        assert_eq!(s.line().game(), GameName::Uttt);
-        let err = parse_record("variant chess\nmoves e5\n", GameName::Uttt).unwrap_err();
+        assert_eq!(s.line().game(), GameKind::Uttt);
+        let err = parse_record("variant chess\nmoves e5\n", GameKind::Uttt).unwrap_err();
         assert_eq!(err.to_string(), "unknown variant 'chess' (uttt or super15)");
     }
 }

@@ -1,15 +1,21 @@
 //! Self-play data files: games of the engine against itself, each position
 //! with the search's value, its visits per move and the game's result.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! All numbers little-endian. A file is a header and game records:
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `UTTTDATA` |
-//! | 4 | format version, 1 |
-//! | 4 | zero (reserved) |
+//! | 4 | format version, 2 |
+//! | 4 | `n`, the bytes of the run's settings |
+//! | `n` | the run's settings: UTF-8 lines `<name> <value>` |
+//!
+//! The settings are those that shape the games (node budget, seed, the
+//! net, the search parameters...): a run that continues a file must have
+//! the same ([`Writer::open`]). A version 1 file has the same layout with
+//! no settings (`n` is 0); it is read, and continued, without them.
 //!
 //! A game record:
 //!
@@ -36,7 +42,7 @@
 //!
 //! A record is written whole and flushed; a run that is stopped leaves at
 //! most one incomplete record at the end, which the next run cuts off
-//! ([`scan`]) before it continues with the games not yet in the file.
+//! ([`Writer::open`]) before it continues with the games not yet in the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -51,9 +57,16 @@ use crate::game::{Outcome, Player};
 /// The file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"UTTTDATA";
 /// The format version.
-pub const VERSION: u32 = 1;
-/// Bytes of the header.
+pub const VERSION: u32 = 2;
+/// The version before the settings were recorded (read, and continued).
+const VERSION_WITHOUT_SETTINGS: u32 = 1;
+/// Bytes of the header before the settings.
 pub const HEADER_LEN: u64 = 16;
+/// The longest settings text a header may have.
+const MAX_SETTINGS: u32 = 1 << 16;
+
+/// A run's settings as a file records them: names and values, in order.
+pub type Settings = [(String, String)];
 /// The longest body a record may have (81 positions of 81 moves fit).
 const MAX_BODY: u32 = 1 << 16;
 
@@ -100,8 +113,11 @@ pub enum Flaw {
     #[error("it does not start with UTTTDATA")]
     Magic,
     /// An unknown format version.
-    #[error("format version {0}; this program reads version {VERSION}")]
+    #[error("format version {0}; this program reads versions 1 and {VERSION}")]
     Version(u32),
+    /// The settings in the header are not `<name> <value>` lines of text.
+    #[error("the header's settings are not lines of text")]
+    Settings,
     /// The header is cut short.
     #[error("the header is incomplete")]
     ShortHeader,
@@ -133,6 +149,19 @@ pub enum DataError {
         /// The file.
         path: PathBuf,
     },
+    /// The file holds games made with other settings.
+    #[error(
+        "{} was made with other settings: {}; run with those settings to add to it, or write to another file",
+        .path.display(),
+        differences.iter().map(|(name, there, here)| format!("{name} {there} there, {here} here")).collect::<Vec<_>>().join("; ")
+    )]
+    OtherSettings {
+        /// The file.
+        path: PathBuf,
+        /// Each setting that differs: its name, its value in the file and
+        /// its value now (`none` where one side lacks it).
+        differences: Vec<(String, String, String)>,
+    },
     /// The file is not a data file, or is damaged.
     #[error("{} at byte {offset}: {flaw}", .path.display())]
     Bad {
@@ -161,12 +190,51 @@ impl DataError {
     }
 }
 
-/// The header's bytes.
-pub fn header() -> [u8; HEADER_LEN as usize] {
-    let mut h = [0u8; HEADER_LEN as usize];
-    h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+/// The header's bytes, with `settings`.
+pub fn header(settings: &Settings) -> Vec<u8> {
+    let text: String = settings
+        .iter()
+        .map(|(name, value)| format!("{name} {value}\n"))
+        .collect();
+    let mut h = Vec::with_capacity(HEADER_LEN as usize + text.len());
+    h.extend_from_slice(MAGIC);
+    h.extend_from_slice(&VERSION.to_le_bytes());
+    h.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    h.extend_from_slice(text.as_bytes());
     h
+}
+
+/// Reads the settings text of a header.
+fn read_settings(bytes: &[u8]) -> Result<Vec<(String, String)>, Flaw> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Flaw::Settings)?;
+    text.lines()
+        .map(|line| {
+            line.split_once(' ')
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .ok_or(Flaw::Settings)
+        })
+        .collect()
+}
+
+/// The settings that differ between `there` (a file's) and `here`: name,
+/// value there, value here.
+pub fn differences(there: &Settings, here: &Settings) -> Vec<(String, String, String)> {
+    let value = |list: &Settings, name: &str| {
+        list.iter()
+            .find(|(n, _)| n == name)
+            .map_or("none".to_string(), |(_, v)| v.clone())
+    };
+    let mut names: Vec<&str> = there.iter().map(|(n, _)| n.as_str()).collect();
+    for (n, _) in here {
+        if !names.contains(&n.as_str()) {
+            names.push(n);
+        }
+    }
+    names
+        .into_iter()
+        .map(|n| (n.to_string(), value(there, n), value(here, n)))
+        .filter(|(_, a, b)| a != b)
+        .collect()
 }
 
 /// A game's record bytes: length, body, checksum.
@@ -288,6 +356,8 @@ pub fn decode(body: &[u8]) -> Result<GameRecord, Flaw> {
 /// What a file holds.
 #[derive(Debug, Default)]
 pub struct Contents {
+    /// The run's settings; `None` in a version 1 file, which has none.
+    pub settings: Option<Vec<(String, String)>>,
     /// Its games, in file order.
     pub games: Vec<GameRecord>,
     /// Bytes up to the end of the last whole record.
@@ -315,14 +385,27 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Contents, DataError> {
         return Err(bad(0, Flaw::ShortHeader));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITHOUT_SETTINGS {
         return Err(bad(8, Flaw::Version(version)));
     }
+    let settings_len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes"));
+    if settings_len > MAX_SETTINGS {
+        return Err(bad(12, Flaw::Settings));
+    }
+    let header_len = HEADER_LEN as usize + settings_len as usize;
+    let Some(settings) = bytes.get(HEADER_LEN as usize..header_len) else {
+        return Err(bad(0, Flaw::ShortHeader));
+    };
+    let settings = match version {
+        VERSION => Some(read_settings(settings).map_err(|flaw| bad(HEADER_LEN, flaw))?),
+        _ => None,
+    };
     let mut contents = Contents {
-        valid_len: HEADER_LEN,
+        settings,
+        valid_len: header_len as u64,
         ..Contents::default()
     };
-    let mut at = HEADER_LEN as usize;
+    let mut at = header_len;
     while at < bytes.len() {
         let Some(len) = bytes.get(at..at + 4) else {
             contents.truncated = true;
@@ -366,10 +449,13 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Opens `path` to add games: creates it with a header when it is
-    /// missing or empty, else checks it and cuts off an incomplete last
-    /// record. Returns the writer and what the file already holds.
-    pub fn open(path: &Path) -> Result<(Writer, Contents), DataError> {
+    /// Opens `path` to add games of a run with `settings`: creates it with
+    /// a header when it is missing or empty, else checks it, refuses it
+    /// when it was made with other settings ([`DataError::OtherSettings`],
+    /// the file untouched) and cuts off an incomplete last record. A
+    /// version 1 file, which records no settings, is continued as it is.
+    /// Returns the writer and what the file already holds.
+    pub fn open(path: &Path, settings: &Settings) -> Result<(Writer, Contents), DataError> {
         let io = |e| DataError::io(path, e);
         let mut file = OpenOptions::new()
             .read(true)
@@ -381,14 +467,25 @@ impl Writer {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
         let contents = if bytes.is_empty() {
-            file.write_all(&header()).map_err(io)?;
+            let header = header(settings);
+            file.write_all(&header).map_err(io)?;
             file.flush().map_err(io)?;
             Contents {
-                valid_len: HEADER_LEN,
+                settings: Some(settings.to_vec()),
+                valid_len: header.len() as u64,
                 ..Contents::default()
             }
         } else {
             let contents = parse(path, &bytes)?;
+            if let Some(there) = &contents.settings {
+                let differences = differences(there, settings);
+                if !differences.is_empty() {
+                    return Err(DataError::OtherSettings {
+                        path: path.to_owned(),
+                        differences,
+                    });
+                }
+            }
             if contents.truncated {
                 file.set_len(contents.valid_len).map_err(io)?;
             }
@@ -442,6 +539,13 @@ mod tests {
         }
     }
 
+    fn settings(nodes: u64) -> Vec<(String, String)> {
+        vec![
+            ("nodes".into(), nodes.to_string()),
+            ("net".into(), "gen1-5e3a9c21".into()),
+        ]
+    }
+
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("ultimo-data-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -462,7 +566,7 @@ mod tests {
     fn files_round_trip_and_resume_after_a_cut() {
         let path = temp("resume.bin");
         {
-            let (mut w, c) = Writer::open(&path).unwrap();
+            let (mut w, c) = Writer::open(&path, &settings(100)).unwrap();
             assert!(c.games.is_empty());
             w.append(&game(0)).unwrap();
             w.append(&game(1)).unwrap();
@@ -470,7 +574,7 @@ mod tests {
         let full = std::fs::read(&path).unwrap();
         // A stopped run: half a record at the end.
         std::fs::write(&path, &full[..full.len() - 10]).unwrap();
-        let (mut w, c) = Writer::open(&path).unwrap();
+        let (mut w, c) = Writer::open(&path, &settings(100)).unwrap();
         assert!(c.truncated);
         assert_eq!(c.games, vec![game(0)]);
         w.append(&game(1)).unwrap();
@@ -478,20 +582,61 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), full);
         let c = read(&path).unwrap();
         assert_eq!(c.games, vec![game(0), game(1)]);
+        assert_eq!(c.settings, Some(settings(100)));
         assert!(!c.truncated);
+    }
+
+    #[test]
+    fn a_file_made_with_other_settings_is_refused_untouched() {
+        let path = temp("other.bin");
+        {
+            let (mut w, _) = Writer::open(&path, &settings(100)).unwrap();
+            w.append(&game(0)).unwrap();
+        }
+        let full = std::fs::read(&path).unwrap();
+        // Half a record too: refused before anything is cut.
+        std::fs::write(&path, &full[..full.len() - 10]).unwrap();
+        let mut other = settings(200);
+        other.push(("seed".into(), "7".into()));
+        let e = Writer::open(&path, &other).err().unwrap().to_string();
+        assert!(
+            e.ends_with(
+                "other.bin was made with other settings: nodes 100 there, 200 here; \
+                 seed none there, 7 here; run with those settings to add to it, or write to \
+                 another file"
+            ),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), &full[..full.len() - 10]);
+    }
+
+    #[test]
+    fn a_version_1_file_is_read_and_continued() {
+        let path = temp("v1.bin");
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend(encode(&game(0)));
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut w, c) = Writer::open(&path, &settings(100)).unwrap();
+        assert_eq!((c.settings, c.games), (None, vec![game(0)]));
+        w.append(&game(1)).unwrap();
+        drop(w);
+        let c = read(&path).unwrap();
+        assert_eq!((c.settings, c.games), (None, vec![game(0), game(1)]));
     }
 
     #[test]
     fn bad_files_are_refused_with_their_offset() {
         let path = temp("bad.bin");
         std::fs::write(&path, b"hello, world, this is text").unwrap();
-        let e = Writer::open(&path).err().unwrap().to_string();
+        let e = Writer::open(&path, &settings(1)).err().unwrap().to_string();
         assert!(
             e.ends_with("at byte 0: it does not start with UTTTDATA"),
             "{e}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), b"hello, world, this is text");
-        let mut bytes = header().to_vec();
+        let mut bytes = header(&settings(1));
         bytes.extend(encode(&game(0)));
         let second = bytes.len();
         bytes.extend(encode(&game(1)));
@@ -504,11 +649,11 @@ mod tests {
             )),
             "{e}"
         );
-        let mut v2 = header();
-        v2[8] = 2;
-        std::fs::write(&path, v2).unwrap();
+        let mut v3 = header(&settings(1));
+        v3[8] = 3;
+        std::fs::write(&path, v3).unwrap();
         let e = read(&path).err().unwrap().to_string();
-        assert!(e.contains("format version 2"), "{e}");
+        assert!(e.contains("format version 3"), "{e}");
     }
 
     #[test]

@@ -13,12 +13,15 @@
 //! | 171-179 | small board `i - 171` won by the other player |
 //! | 180-188 | small board `i - 180` full with no winner |
 //!
-//! Every one of them, once on, stays on for the rest of the game (marks are
-//! only added), so the first layer's sums (the accumulator, one per view)
-//! are updated per move by adding the rows of the features that appeared.
-//! The board to play on (0-8, or 9 for any) is not one of them: it changes
-//! back and forth, and its row is added at evaluation time, to the side to
-//! move's half only.
+//! The first layer's sums (the accumulator, one per view) add up the rows
+//! of the features that are on. The search sums them from scratch for each
+//! position it values ([`Accumulator::new`]). Every feature, once on, stays
+//! on for the rest of the game (marks are only added), so the trainer,
+//! which walks through whole games, brings the sums of one position up to
+//! date with the next by adding only the rows of the features that appeared
+//! ([`Accumulator::update`]). The board to play on (0-8, or 9 for any) is
+//! not one of them: it changes back and forth, and its row is added at
+//! evaluation time, to the side to move's half only.
 
 use crate::game::Player;
 use crate::rules::{Position, board_bits, completing, is_line};

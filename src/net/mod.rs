@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! 189 sparse binary features per view (features.rs)
-//!   -> 64 sums per view (the accumulator, updated per move)
+//!   -> 64 sums per view (the accumulator, summed from scratch for each
+//!      position the search values)
 //!   -> + the rows of 36 dynamic features (threats) per view, and for the
 //!      side to move the row of the board to play on; side to move's 64,
 //!      other's 64, each clipped to [0, 1]                         (128)
@@ -19,7 +20,9 @@
 //! ```
 //!
 //! About 30,000 weights in `f32` (118 KB); inference is plain Rust over
-//! fixed-size arrays, which the compiler vectorizes. The net implements
+//! fixed-size arrays, with AVX2/FMA intrinsics for the two dense kernels
+//! (the second layer and the policy's dot products, `simd.rs`) where the
+//! build has them. The net implements
 //! [`Evaluator`], the search's seam for valuing leaves without playouts
 //! and for the moves' priors.
 //!
@@ -30,7 +33,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `UTTTNNUE` |
-//! | 4 | format version, 2 (1 had no policy head) |
+//! | 4 | format version: 2 (version 1, without the policy head, is read with uniform priors) |
 //! | 4 x 3 | features, hidden size, second hidden size: 225, 64, 32 |
 //! | 16 | the net's name, ASCII, padded with zero bytes |
 //! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |

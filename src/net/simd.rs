@@ -1,11 +1,15 @@
-//! The net's two dense kernels, written with AVX2 and FMA intrinsics where
-//! the build has them (`target-cpu=native` on any x86-64 of the last ten
-//! years) and in plain Rust otherwise. The compiler's own vectorization of
-//! these loops was measured poor (128-bit and scalar operations, a chain of
-//! dependent adds): `perf stat -r 3` of `ultimo bench --eval net` (the same
-//! 352,234 nodes either way) takes 718-833 ms with the plain loops and 579
-//! ms with the intrinsics. A branch that skipped zero inputs cost more than
-//! it saved (966 ms with it, 619 ms without, in an earlier build).
+//! The net's two dense kernels (the second layer and the policy's dot
+//! products): AVX2 and FMA intrinsics where the build has them
+//! (`target-cpu=native` on any x86-64 of the last ten years), plain Rust
+//! otherwise. `perf stat -r 3` of `ultimo bench --eval net` (352,234 nodes
+//! either way) takes 718-833 ms with the plain loops compiled for AVX2 (the
+//! compiler makes 128-bit and scalar operations of them, and a chain of
+//! dependent adds) and 579 ms with the intrinsics.
+//!
+//! The AVX2 kernel multiplies every input, zeros included: a branch that
+//! skipped the zeros (clipped activations) cost more than it saved there
+//! (`perf stat` of the same bench: 966 ms with it, 619 ms without). The
+//! plain loop of [`affine`] skips them; that path is not measured.
 
 use super::{HIDDEN, HIDDEN2};
 

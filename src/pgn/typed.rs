@@ -37,13 +37,16 @@ pub enum GameTextError {
     Super15Moves(#[from] super15::notation::MovesError),
 }
 
-/// A game PGN can be read into: its [`Notation`], with its errors
-/// convertible to a [`GameTextError`].
+/// A game whose text errors the layers above can hold without knowing
+/// the game: its [`Notation`], with every error it reports convertible to a
+/// [`GameTextError`]. PGN, the match referee and the tools read games
+/// through it.
 pub trait PgnNotation:
     Notation<
         FenError: Into<GameTextError>,
         MoveError: Into<GameTextError>,
         PlayError: Into<GameTextError>,
+        MovesError: Into<GameTextError>,
     >
 {
 }
@@ -53,6 +56,7 @@ impl<G> PgnNotation for G where
             FenError: Into<GameTextError>,
             MoveError: Into<GameTextError>,
             PlayError: Into<GameTextError>,
+            MovesError: Into<GameTextError>,
         >
 {
 }

@@ -131,6 +131,138 @@ fn cell(row: i32, col: i32) -> Option<Move> {
     Move::from_grid(col, row)
 }
 
+/// What one turn's input gave.
+enum TurnInput {
+    /// The input ended.
+    End,
+    /// Input that could not be used (reported): wait for the next turn.
+    Skip,
+    /// The valid actions the referee lists (the opponent's move played).
+    Actions(Vec<Move>),
+}
+
+/// Plays the opponent's move `row col` on our board (`-1 -1`: none, we
+/// open); a move that cannot be played is reported, and our board kept.
+fn opponent_move(game: &mut Position, (row, col): (i32, i32), log: &mut impl Write) {
+    if (row, col) == (-1, -1) {
+        return;
+    }
+    match cell(row, col) {
+        Some(mv) => {
+            if let Err(reason) = game.try_play(mv) {
+                report(
+                    log,
+                    TurnError::Illegal {
+                        row,
+                        col,
+                        mv,
+                        reason,
+                    },
+                );
+            }
+        }
+        None => report(log, TurnError::NoCell { row, col }),
+    }
+}
+
+/// Reads one turn: the opponent's move (played on `game`), the count of
+/// valid actions and the actions.
+fn read_turn(
+    input: &mut impl BufRead,
+    game: &mut Position,
+    log: &mut impl Write,
+) -> Result<TurnInput, CodingameError> {
+    let Some(line) = read_line(input)? else {
+        return Ok(TurnInput::End);
+    };
+    if line.is_empty() {
+        return Ok(TurnInput::Skip);
+    }
+    match pair(&line, "the opponent's move") {
+        Ok(rc) => opponent_move(game, rc, log),
+        Err(e) => {
+            report(log, e);
+            return Ok(TurnInput::Skip);
+        }
+    }
+    let Some(count_line) = read_line(input)? else {
+        return Ok(TurnInput::End);
+    };
+    let count: usize = match count_line.parse() {
+        Ok(n @ 0..=81) => n,
+        _ => {
+            report(log, TurnError::Count(shorten(&count_line)));
+            return Ok(TurnInput::Skip);
+        }
+    };
+    let mut valid = Vec::with_capacity(count);
+    for _ in 0..count {
+        let Some(line) = read_line(input)? else {
+            return Ok(TurnInput::End);
+        };
+        match pair(&line, "a valid action").map(|(r, c)| cell(r, c)) {
+            Ok(Some(m)) => valid.push(m),
+            Ok(None) | Err(_) => report(log, TurnError::Action(shorten(&line))),
+        }
+    }
+    Ok(TurnInput::Actions(valid))
+}
+
+/// Searches for `time` among the referee's `valid` actions, plays the move
+/// on `game` and writes it; a note on the log.
+fn play_turn(
+    searcher: &mut Searcher<BoardCountTiebreak>,
+    game: &mut BoardCountTiebreak,
+    valid: &[Move],
+    time: Duration,
+    out: &mut impl Write,
+    log: &mut impl Write,
+) -> Result<(), CodingameError> {
+    let mut ours: Vec<Move> = game.0.legal_moves().to_vec();
+    ours.sort();
+    let mut theirs = valid.to_vec();
+    theirs.sort();
+    if ours != theirs {
+        let _ = writeln!(
+            log,
+            "warning: the referee's valid actions differ from ours; playing among theirs"
+        );
+    }
+    let limits = Limits {
+        movetime: Some(time),
+        ..Limits::default()
+    };
+    let allowed: Vec<Move> = valid
+        .iter()
+        .copied()
+        .filter(|&m| game.0.is_legal(m))
+        .collect();
+    let found = searcher.search(game, &limits, &allowed, &Control::new(), &mut |_| {});
+    let choice = found
+        .best_move()
+        .filter(|m| valid.contains(m))
+        .or_else(|| valid.first().copied());
+    let Some(m) = choice else {
+        report(log, TurnError::NoAction);
+        return Ok(());
+    };
+    if game.0.is_legal(m) {
+        game.0.play(m);
+    }
+    writeln!(out, "{} {}", m.row(), m.col())
+        .and_then(|_| out.flush())
+        .map_err(CodingameError::Write)?;
+    if let Some(line) = found.lines.first() {
+        let _ = writeln!(
+            log,
+            "{m}: {} nodes, score {}",
+            found.nodes,
+            crate::display::score::score(line)
+        );
+    }
+    Ok(())
+}
+
 /// Runs the loop until end of input. Problems with the input are reported
 /// on `log` (stderr); the loop ends only when the input does. Thinking
 /// times longer than [`MAX_TIME`] are refused before anything is read.
@@ -150,105 +282,19 @@ pub fn run(
     }
     let mut game = BoardCountTiebreak(Position::startpos());
     let mut searcher = Searcher::new(settings.options.clone(), game)?;
-    let control = Control::new();
     let mut first = true;
     loop {
-        let Some(line) = read_line(input)? else {
-            return Ok(());
+        let valid = match read_turn(input, &mut game.0, log)? {
+            TurnInput::End => return Ok(()),
+            TurnInput::Skip => continue,
+            TurnInput::Actions(valid) => valid,
         };
-        if line.is_empty() {
-            continue;
-        }
-        match pair(&line, "the opponent's move") {
-            Ok((-1, -1)) => {}
-            Ok((row, col)) => match cell(row, col) {
-                Some(mv) => {
-                    if let Err(reason) = game.0.try_play(mv) {
-                        report(
-                            log,
-                            TurnError::Illegal {
-                                row,
-                                col,
-                                mv,
-                                reason,
-                            },
-                        );
-                    }
-                }
-                None => report(log, TurnError::NoCell { row, col }),
-            },
-            Err(e) => {
-                report(log, e);
-                continue;
-            }
-        }
-        let Some(count_line) = read_line(input)? else {
-            return Ok(());
-        };
-        let count: usize = match count_line.parse() {
-            Ok(n @ 0..=81) => n,
-            _ => {
-                report(log, TurnError::Count(shorten(&count_line)));
-                continue;
-            }
-        };
-        let mut valid = Vec::with_capacity(count);
-        for _ in 0..count {
-            let Some(line) = read_line(input)? else {
-                return Ok(());
-            };
-            match pair(&line, "a valid action").map(|(r, c)| cell(r, c)) {
-                Ok(Some(m)) => valid.push(m),
-                Ok(None) | Err(_) => report(log, TurnError::Action(shorten(&line))),
-            }
-        }
-        let mut ours: Vec<Move> = game.0.legal_moves().to_vec();
-        ours.sort();
-        let mut theirs = valid.clone();
-        theirs.sort();
-        if ours != theirs {
-            let _ = writeln!(
-                log,
-                "warning: the referee's valid actions differ from ours; playing among theirs"
-            );
-        }
-        let limits = Limits {
-            movetime: Some(if first {
-                settings.first_turn
-            } else {
-                settings.turn
-            }),
-            ..Limits::default()
+        let time = match first {
+            true => settings.first_turn,
+            false => settings.turn,
         };
         first = false;
-        let allowed: Vec<Move> = valid
-            .iter()
-            .copied()
-            .filter(|&m| game.0.is_legal(m))
-            .collect();
-        let found = searcher.search(&game, &limits, &allowed, &control, &mut |_| {});
-        let choice = found
-            .best_move()
-            .filter(|m| valid.contains(m))
-            .or_else(|| valid.first().copied());
-        let Some(m) = choice else {
-            report(log, TurnError::NoAction);
-            continue;
-        };
-        if game.0.is_legal(m) {
-            game.0.play(m);
-        }
-        writeln!(out, "{} {}", m.row(), m.col())
-            .and_then(|_| out.flush())
-            .map_err(CodingameError::Write)?;
-        if let Some(line) = found.lines.first() {
-            let _ = writeln!(
-                log,
-                "{m}: {} nodes, score {}",
-                found.nodes,
-                crate::display::score::score(line)
-            );
-        }
+        play_turn(&mut searcher, &mut game, &valid, time, out, log)?;
     }
 }
 

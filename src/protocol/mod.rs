@@ -1,11 +1,11 @@
 //! The engine's line protocol on stdin/stdout (UCI/UGI conventions); see
 //! `protocol.md` for the full specification.
 //!
-//! Input is read on its own thread and handed over a channel, so that
-//! `stop`, `isready` and `quit` are served while a search runs on another
-//! thread. A search owns the [`Searcher`] while it runs and hands it back
-//! when it ends. Every line that cannot be carried out gets one
-//! `info string error: ...` line and changes nothing.
+//! Input is read on its own thread and handed over a channel; a
+//! [`Server`] handles the lines, one game's at a time. Searches run in the
+//! background ([`AsyncSearcher`]), so that `stop`, `ponderhit`, `isready`
+//! and `quit` are served while one runs. Every line that cannot be carried
+//! out gets one `info string error: ...` line and changes nothing.
 
 pub mod codingame;
 pub mod command;
@@ -13,27 +13,24 @@ pub mod input;
 pub mod options;
 pub mod riddles;
 
-use crate::game::{GameKind, Notation, Outcome, Player};
+use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
+use crate::game::{Game, GameKind, Notation, Outcome, Player};
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use command::{Command, CommandError, Go, Query};
-use options::{EngineOptions, Eval, OptionError};
+use options::{EngineOptions, OptionError};
 use thiserror::Error;
 
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::score;
-use crate::net::{Net, NetError};
+use crate::net::NetError;
 use crate::rules::Position;
-use crate::search::{
-    Clock, Control, Evaluator, Limits, Line, Options as SearchOptions, Report, SearchError,
-    Searcher,
-};
-use std::path::Path;
+use crate::search::{Clock, Limits, Line, Report, SearchError, Searcher};
 
 /// Why a protocol line cannot be carried out (answered by one
 /// `info string error: ...` line), or why the protocol cannot start.
@@ -57,15 +54,13 @@ pub enum ProtocolError<G: Notation = Position> {
     /// `ponderhit` without a ponder search.
     #[error("ponderhit: no ponder search is running")]
     NotPondering,
-    /// An earlier rebuild of the search trees failed.
-    #[error("no search trees (an earlier allocation failed); set Hash lower")]
-    NoSearcher,
     /// The searcher cannot be made or refused its options (e.g. memory).
     #[error(transparent)]
     Search(#[from] SearchError),
-    /// The search thread could not be started.
-    #[error("go: cannot start the search thread: {0}")]
-    Thread(io::Error),
+    /// The searcher is lost, refused its new settings, or cannot start
+    /// its search thread.
+    #[error(transparent)]
+    Searcher(#[from] AsyncError),
     /// `perft` could not write its report.
     #[error("perft: {0}")]
     Perft(io::Error),
@@ -77,6 +72,15 @@ pub enum ProtocolError<G: Notation = Position> {
         source: NetError,
         /// The version of the net kept.
         kept: String,
+    },
+    /// The debug log cannot be opened; nothing is logged (or the log
+    /// goes on to the file it had).
+    #[error("DebugLogFile: cannot open {}: {source}", .path.display())]
+    DebugLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
     },
     /// `setoption name Game` with a name that is no game.
     #[error("setoption: Game must be one of {names}, got '{0}'", names = game_names())]
@@ -96,27 +100,57 @@ pub const ENGINE_NAME: &str = concat!("Ultimo ", env!("CARGO_PKG_VERSION"));
 /// The `id author` line's text.
 pub const ENGINE_AUTHOR: &str = "The Ultimo developers";
 
-/// Where answers go: whole lines, flushed at once, from any thread.
+/// Where answers go: whole lines, flushed at once, from any thread; and,
+/// with a debug log (the DebugLogFile option, `ultimo --log`), every line in
+/// (`>> `) and out (`<< `) to that file as well.
 #[derive(Clone)]
 pub struct Output {
-    inner: Arc<Mutex<Box<dyn Write + Send>>>,
+    inner: Arc<Mutex<Sink>>,
+}
+
+/// The output and the debug log.
+struct Sink {
+    out: Box<dyn Write + Send>,
+    log: Option<File>,
 }
 
 impl Output {
     /// Lines to `w`.
     pub fn new(w: impl Write + Send + 'static) -> Output {
         Output {
-            inner: Arc::new(Mutex::new(Box::new(w))),
+            inner: Arc::new(Mutex::new(Sink {
+                out: Box::new(w),
+                log: None,
+            })),
         }
     }
 
-    /// Writes one line (a reader that is gone is ignored).
-    pub fn line(&self, text: &str) {
-        let mut w = match self.inner.lock() {
-            Ok(w) => w,
+    fn sink(&self) -> MutexGuard<'_, Sink> {
+        match self.inner.lock() {
+            Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
-        };
-        let _ = writeln!(w, "{text}").and_then(|_| w.flush());
+        }
+    }
+
+    /// Writes one line (a reader that is gone is ignored), and logs it.
+    pub fn line(&self, text: &str) {
+        let mut sink = self.sink();
+        let _ = writeln!(sink.out, "{text}").and_then(|_| sink.out.flush());
+        if let Some(log) = &mut sink.log {
+            let _ = writeln!(log, "<< {text}");
+        }
+    }
+
+    /// Logs a line that came in (a log that cannot be written is ignored).
+    pub fn log_input(&self, line: &str) {
+        if let Some(log) = &mut self.sink().log {
+            let _ = writeln!(log, ">> {}", line.trim_end_matches(['\n', '\r']));
+        }
+    }
+
+    /// Logs every line to `log` from now on (`None`: no more logging).
+    pub fn set_log(&self, log: Option<File>) {
+        self.sink().log = log;
     }
 
     /// Writes an error line.
@@ -151,28 +185,45 @@ pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Str
     rx
 }
 
+/// Opens the debug log `path` (appending to it).
+pub fn open_log(path: &Path) -> Result<File, io::Error> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
 /// Runs the protocol on stdin and stdout until `quit` or end of input,
-/// starting with `game` (`setoption name Game` changes it).
-pub fn run_stdio(game: GameKind) -> Result<(), ProtocolError> {
+/// starting with `game` (`setoption name Game` changes it), logging every
+/// line to `log` if given (as `setoption name DebugLogFile` does).
+pub fn run_stdio(game: GameKind, log: Option<&Path>) -> Result<(), ProtocolError> {
+    let out = Output::new(io::stdout());
+    let mut options = EngineOptions::default();
+    if let Some(path) = log {
+        let file = open_log(path).map_err(|source| ProtocolError::DebugLog {
+            path: path.to_owned(),
+            source,
+        })?;
+        out.set_log(Some(file));
+        options.debug_log = Some(path.to_owned());
+    }
     let rx = spawn_reader(io::BufReader::new(io::stdin()));
-    run(game, Output::new(io::stdout()), &rx)
+    run(game, options, out, &rx)
 }
 
 /// Runs the protocol on lines from `rx` until `quit` or end of input,
-/// starting with `game` and switching engines when `setoption name Game`
-/// asks for another game (the other options are kept).
+/// starting with `game` and `options`, and switching to another game's
+/// server when `setoption name Game` asks for it (the other options are
+/// kept).
 pub fn run(
     game: GameKind,
+    options: EngineOptions,
     out: Output,
     rx: &Receiver<Option<String>>,
 ) -> Result<(), ProtocolError> {
-    let mut game = game;
-    let mut options = EngineOptions::default();
+    let (mut game, mut options) = (game, options);
     loop {
         let next = match game {
-            GameKind::Uttt => Engine::<Position>::with_options(out.clone(), options)?.run(rx),
+            GameKind::Uttt => Server::<Position>::with_options(out.clone(), options)?.run(rx),
             GameKind::Super15 => {
-                Engine::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
+                Server::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
             }
         };
         match next {
@@ -182,52 +233,20 @@ pub fn run(
     }
 }
 
-/// A net and its version.
-pub type LoadedNet<G> = (Arc<dyn Evaluator<G>>, String);
-
-/// A game as the protocol loop plays it: its board and, where it has one,
-/// its learned evaluation.
-pub trait EngineGame: Board {
-    /// The game's net, built in (`file` is `None`) or from a file; `None`
-    /// for a game without one (it keeps playouts).
-    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError>;
+/// The version of `net`, or `none`.
+fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
+    net.map_or("none".into(), |n| n.version.clone())
 }
 
-impl EngineGame for Position {
-    fn net(file: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
-        let net = match file {
-            Some(f) => Net::load(f)?,
-            None => Net::builtin().clone(),
-        };
-        let version = net.version();
-        Ok(Some((Arc::new(net), version)))
-    }
-}
-
-impl EngineGame for crate::super15::Position {
-    fn net(_: Option<&Path>) -> Result<Option<LoadedNet<Self>>, NetError> {
-        Ok(None)
-    }
-}
-
-/// A search running on its own thread.
-struct Running<G: Board> {
-    control: Arc<Control>,
-    /// Set by the search thread just before it writes `bestmove`.
-    finished: Arc<AtomicBool>,
-    handle: JoinHandle<Searcher<G>>,
-}
-
-/// The engine's state between lines, for one game.
-pub struct Engine<G: EngineGame = Position> {
+/// The protocol's state between lines, for one game: the position, the
+/// options, the net and the searcher (its searches run in the background).
+pub struct Server<G: Board + NetGame = Position> {
     out: Output,
     pos: G,
     options: EngineOptions,
     /// The game's net, if it has one.
     net: Option<LoadedNet<G>>,
-    /// The searcher, while no search holds it.
-    searcher: Option<Searcher<G>>,
-    running: Option<Running<G>>,
+    searcher: AsyncSearcher<G>,
     /// The game `setoption name Game` asked for.
     switch: Option<GameKind>,
     /// The moves drawn with the RandomMove option since the start or the
@@ -236,66 +255,44 @@ pub struct Engine<G: EngineGame = Position> {
     random_draws: u64,
 }
 
-impl<G: EngineGame> Engine<G> {
-    /// An engine at the start position with default options.
-    pub fn new(out: Output) -> Result<Engine<G>, ProtocolError> {
-        Engine::with_options(out, EngineOptions::default())
+impl<G: Board + NetGame> Server<G> {
+    /// A server at the start position with default options.
+    pub fn new(out: Output) -> Result<Server<G>, ProtocolError> {
+        Server::with_options(out, EngineOptions::default())
     }
 
-    /// An engine at the start position with these options.
+    /// A server at the start position with these options.
     pub fn with_options(
         out: Output,
         mut options: EngineOptions,
-    ) -> Result<Engine<G>, ProtocolError> {
-        let file = options.eval_file.as_deref().map(Path::new);
-        let net = match G::net(file) {
+    ) -> Result<Server<G>, ProtocolError> {
+        let net = match options.setup.load_net::<G>() {
             Ok(net) => net,
             Err(e) => {
-                // The file was read before (another game's engine): tell,
+                // The file was read before (another game's server): tell,
                 // and go on with the built-in net.
                 let net = G::net(None).ok().flatten();
-                let kept = net.as_ref().map_or("none".into(), |n| n.1.clone());
+                let kept = net_version(net.as_ref());
                 out.error(&ProtocolError::<G>::NetFile { source: e, kept }.to_string());
-                options.eval_file = None;
+                options.setup.net_file = None;
                 net
             }
         };
-        let mut engine = Engine {
+        let searcher = AsyncSearcher::new(&options.setup, net.as_ref(), G::startpos())?;
+        Ok(Server {
             out,
             pos: G::startpos(),
             options,
             net,
-            searcher: None,
-            running: None,
+            searcher,
             switch: None,
             random_draws: 0,
-        };
-        let mut searcher = Searcher::new(engine.search_options(), G::startpos())?;
-        searcher.set_evaluator(engine.evaluator());
-        engine.searcher = Some(searcher);
-        Ok(engine)
-    }
-
-    /// The search options in effect (the net's parameters when it values
-    /// the leaves).
-    fn search_options(&self) -> SearchOptions {
-        match self.evaluator() {
-            Some(_) => self.options.search_options(),
-            None => self.options.search.clone(),
-        }
-    }
-
-    /// The evaluator the options ask for, if the game has one.
-    fn evaluator(&self) -> Option<Arc<dyn Evaluator<G>>> {
-        match (&self.net, self.options.eval) {
-            (Some((net, _)), Eval::Net) => Some(Arc::clone(net)),
-            _ => None,
-        }
+        })
     }
 
     /// Handles lines until `quit` or end of input (`None`), or until
     /// `setoption name Game` asks for another game: then the game and the
-    /// options to start its engine with.
+    /// options to start its server with.
     pub fn run(mut self, rx: &Receiver<Option<String>>) -> Option<(GameKind, EngineOptions)> {
         while let Ok(Some(line)) = rx.recv() {
             if !self.handle_line(&line) {
@@ -303,7 +300,7 @@ impl<G: EngineGame> Engine<G> {
             }
             if let Some(game) = self.switch.take() {
                 self.quit();
-                return Some((game, self.options));
+                return Some((game, self.options.clone()));
             }
         }
         self.quit();
@@ -312,7 +309,9 @@ impl<G: EngineGame> Engine<G> {
 
     /// Handles one line; `false` when the engine should exit.
     pub fn handle_line(&mut self, line: &str) -> bool {
-        self.reap_finished();
+        self.out.log_input(line);
+        let reaped = self.searcher.reap();
+        self.recover(reaped);
         let parsed = command::parse(line, &self.pos);
         match parsed {
             Ok(None) => true,
@@ -333,131 +332,42 @@ impl<G: EngineGame> Engine<G> {
     /// Stops any search and waits for it (it still writes its `bestmove`,
     /// so that every `go` gets one).
     fn quit(&mut self) {
-        if let Some(r) = &self.running {
-            r.control.stop();
-        }
-        self.join();
+        self.searcher.stop();
+        let waited = self.searcher.wait();
+        self.recover(waited);
     }
 
-    /// Takes the searcher back from a search that has written `bestmove`.
-    fn reap_finished(&mut self) {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.finished.load(Ordering::SeqCst))
-        {
-            self.join();
-        }
-    }
-
-    fn join(&mut self) {
-        if let Some(r) = self.running.take() {
-            match r.handle.join() {
-                Ok(searcher) => self.searcher = Some(searcher),
-                Err(_) => {
-                    // The search thread panicked; start over with a fresh
-                    // searcher so that the engine keeps working.
-                    self.out
-                        .error("internal error: the search failed; search trees reset");
-                    self.searcher = Searcher::new(self.search_options(), self.pos).ok();
-                    let evaluator = self.evaluator();
-                    if let Some(s) = self.searcher.as_mut() {
-                        s.set_evaluator(evaluator);
-                    }
-                }
-            }
+    /// After a search thread that failed: says so and starts over with a
+    /// fresh searcher, so that the engine keeps working.
+    fn recover(&mut self, result: Result<(), AsyncError>) {
+        if let Err(AsyncError::Panicked) = result {
+            self.out
+                .error("internal error: the search failed; search trees reset");
+            let _ = self
+                .searcher
+                .rebuild(&self.options.setup, self.net.as_ref(), self.pos);
         }
     }
 
     /// The searcher for a command that needs it: waits for a search that
     /// was told to stop; refuses while one is still running.
     fn idle_searcher(&mut self, what: &'static str) -> Result<&mut Searcher<G>, ProtocolError<G>> {
-        if let Some(r) = &self.running {
-            if r.control.is_stopped() {
-                self.join();
-            } else {
-                return Err(ProtocolError::Busy(what));
-            }
+        if self.searcher.is_searching() {
+            return Err(ProtocolError::Busy(what));
         }
-        self.searcher.as_mut().ok_or(ProtocolError::NoSearcher)
+        let waited = self.searcher.wait();
+        self.recover(waited);
+        Ok(self.searcher.idle()?)
     }
 
     fn execute(&mut self, cmd: Command<G>) -> Result<(), ProtocolError<G>> {
         match cmd {
-            Command::Hello { ugi } => {
-                match &self.net {
-                    Some((_, version)) => self
-                        .out
-                        .line(&format!("id name {ENGINE_NAME} (net {version})")),
-                    None => self.out.line(&format!("id name {ENGINE_NAME}")),
-                }
-                self.out.line(&format!("id author {ENGINE_AUTHOR}"));
-                if ugi {
-                    // The games this engine plays, the one being played first.
-                    let others = GameKind::ALL.into_iter().filter(|&g| g != G::KIND);
-                    let games: Vec<&str> = std::iter::once(G::KIND)
-                        .chain(others)
-                        .map(GameKind::name)
-                        .collect();
-                    self.out.line(&format!(
-                        "option name {GAME_OPTION} type combo default {} var {}",
-                        G::KIND,
-                        games.join(" var ")
-                    ));
-                }
-                for line in options::describe() {
-                    self.out.line(&line);
-                }
-                self.out.line(if ugi { "ugiok" } else { "uciok" });
-            }
+            Command::Hello { ugi } => self.hello(ugi),
             Command::IsReady => self.out.line("readyok"),
             Command::SetOption { name, value } if name.eq_ignore_ascii_case(GAME_OPTION) => {
-                let text = value.unwrap_or_default();
-                let game = GameKind::from_name(&text)
-                    .ok_or_else(|| ProtocolError::UnknownGame(crate::quote::shorten(&text)))?;
-                self.idle_searcher("setoption")?;
-                if game != G::KIND {
-                    self.switch = Some(game);
-                }
+                self.set_game(&value.unwrap_or_default())?
             }
-            Command::SetOption { name, value } => {
-                let mut new = self.options.clone();
-                let action = new.set(&name, value.as_deref())?;
-                let pos = self.pos;
-                self.idle_searcher("setoption")?;
-                // A new net file is read before anything changes.
-                let new_net = if new.eval_file != self.options.eval_file {
-                    let file = new.eval_file.as_deref().map(Path::new);
-                    Some(G::net(file).map_err(|source| ProtocolError::NetFile {
-                        source,
-                        kept: self.net.as_ref().map_or("none".into(), |n| n.1.clone()),
-                    })?)
-                } else {
-                    None
-                };
-                let old = std::mem::replace(&mut self.options, new);
-                let old_net = match new_net {
-                    Some(net) => Some(std::mem::replace(&mut self.net, net)),
-                    None => None,
-                };
-                let changed_eval = old_net.is_some() || old.eval != self.options.eval;
-                let search_options = self.search_options();
-                let evaluator = self.evaluator();
-                let searcher = self.idle_searcher("setoption")?;
-                if let Err(e) = searcher.set_options(search_options, pos) {
-                    self.options = old;
-                    if let Some(net) = old_net {
-                        self.net = net;
-                    }
-                    return Err(e.into());
-                }
-                if action == options::Action::ClearHash {
-                    searcher.clear(pos);
-                }
-                if changed_eval {
-                    searcher.set_evaluator(evaluator);
-                }
-            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref())?,
             Command::NewGame => {
                 let pos = self.pos;
                 self.idle_searcher("ucinewgame")?.clear(pos);
@@ -469,45 +379,17 @@ impl<G: EngineGame> Engine<G> {
                 self.pos = pos;
             }
             Command::Go(go) => self.go(go)?,
-            Command::Stop => {
-                if let Some(r) = &self.running {
-                    r.control.stop();
+            Command::Stop => self.searcher.stop(),
+            Command::PonderHit => {
+                if !self.searcher.ponderhit() {
+                    return Err(ProtocolError::NotPondering);
                 }
             }
-            Command::PonderHit => match &self.running {
-                Some(r) if r.control.is_pondering() => r.control.ponderhit(),
-                _ => return Err(ProtocolError::NotPondering),
-            },
             Command::Quit => {}
             Command::Query(q) => self.out.line(&query(&self.pos, q)),
-            Command::Display => {
-                for line in self.pos.diagram(Style::default()).lines() {
-                    self.out.line(line);
-                }
-                for line in self.pos.summary().lines() {
-                    self.out.line(line);
-                }
-            }
-            Command::Moves => {
-                let mut moves: Vec<String> = self
-                    .pos
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
-                moves.sort();
-                self.out
-                    .line(format!("moves {}", moves.join(" ")).trim_end());
-            }
-            Command::Perft(depth) => {
-                self.idle_searcher("perft")?;
-                let mut buf = Vec::new();
-                crate::display::perft::run(&self.pos, depth, true, &mut buf)
-                    .map_err(ProtocolError::Perft)?;
-                for line in String::from_utf8_lossy(&buf).lines() {
-                    self.out.line(line);
-                }
-            }
+            Command::Display => self.display(),
+            Command::Moves => self.out.line(&moves_line(&self.pos)),
+            Command::Perft(depth) => self.perft(depth)?,
             Command::Help => self.out.line(
                 "commands: uci ugi isready setoption ucinewgame uginewgame position go stop \
                  ponderhit query quit d moves perft help (see protocol.md)",
@@ -516,92 +398,207 @@ impl<G: EngineGame> Engine<G> {
         Ok(())
     }
 
+    /// `uci` or `ugi`: the engine's name, its options, `uciok`/`ugiok`.
+    fn hello(&self, ugi: bool) {
+        match &self.net {
+            Some(net) => self
+                .out
+                .line(&format!("id name {ENGINE_NAME} (net {})", net.version)),
+            None => self.out.line(&format!("id name {ENGINE_NAME}")),
+        }
+        self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+        if ugi {
+            // The games this engine plays, the one being played first.
+            let others = GameKind::ALL.into_iter().filter(|&g| g != G::KIND);
+            let games: Vec<&str> = std::iter::once(G::KIND)
+                .chain(others)
+                .map(GameKind::name)
+                .collect();
+            self.out.line(&format!(
+                "option name {GAME_OPTION} type combo default {} var {}",
+                G::KIND,
+                games.join(" var ")
+            ));
+        }
+        for line in options::describe() {
+            self.out.line(&line);
+        }
+        self.out.line(if ugi { "ugiok" } else { "uciok" });
+    }
+
+    /// `setoption name Game value <game>`: another game's server takes
+    /// over after this line.
+    fn set_game(&mut self, text: &str) -> Result<(), ProtocolError<G>> {
+        let game = GameKind::from_name(text)
+            .ok_or_else(|| ProtocolError::UnknownGame(crate::quote::shorten(text)))?;
+        self.idle_searcher("setoption")?;
+        if game != G::KIND {
+            self.switch = Some(game);
+        }
+        Ok(())
+    }
+
+    /// `setoption`: the new options, the net they name, the debug log and
+    /// the searcher's new settings are all made before anything changes, so
+    /// that a failure (a bad value, a net file that is no net, a log that
+    /// cannot be opened, memory the machine does not have) leaves
+    /// everything as it was.
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), ProtocolError<G>> {
+        let mut new = self.options.clone();
+        let action = new.set(name, value)?;
+        self.idle_searcher("setoption")?;
+        let net = if new.setup.net_file == self.options.setup.net_file {
+            self.net.clone()
+        } else {
+            new.setup
+                .load_net::<G>()
+                .map_err(|source| ProtocolError::NetFile {
+                    source,
+                    kept: net_version(self.net.as_ref()),
+                })?
+        };
+        let log = match &new.debug_log {
+            Some(path) if new.debug_log != self.options.debug_log => {
+                let file = open_log(path).map_err(|source| ProtocolError::DebugLog {
+                    path: path.clone(),
+                    source,
+                })?;
+                Some(Some(file))
+            }
+            None if self.options.debug_log.is_some() => Some(None),
+            _ => None,
+        };
+        // The searcher takes its new settings whole or not at all.
+        self.searcher
+            .configure(&new.setup, net.as_ref(), self.pos)?;
+        self.options = new;
+        self.net = net;
+        if let Some(log) = log {
+            self.out.set_log(log);
+        }
+        if action == options::Action::ClearHash {
+            let pos = self.pos;
+            self.idle_searcher("setoption")?.clear(pos);
+        }
+        Ok(())
+    }
+
+    /// `d`: the board and what it shows.
+    fn display(&self) {
+        for line in self.pos.diagram(Style::default()).lines() {
+            self.out.line(line);
+        }
+        for line in self.pos.summary().lines() {
+            self.out.line(line);
+        }
+    }
+
+    /// `perft N`: the count below each move, then the total.
+    fn perft(&mut self, depth: u32) -> Result<(), ProtocolError<G>> {
+        self.idle_searcher("perft")?;
+        let mut buf = Vec::new();
+        crate::display::perft::run(&self.pos, depth, true, &mut buf)
+            .map_err(ProtocolError::Perft)?;
+        for line in String::from_utf8_lossy(&buf).lines() {
+            self.out.line(line);
+        }
+        Ok(())
+    }
+
+    /// `go`: a search in the background that writes its `info` lines and
+    /// its `bestmove`, or with RandomMove a random move at once.
     fn go(&mut self, go: Go<G::Move>) -> Result<(), ProtocolError<G>> {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| !r.control.is_stopped())
-        {
+        if self.searcher.is_searching() {
             return Err(ProtocolError::AlreadySearching);
         }
         if go.ponder && !self.options.ponder {
             return Err(ProtocolError::PonderOff);
         }
-        let pos = self.pos;
         self.idle_searcher("go")?;
         if self.options.random_move {
-            use rand::SeedableRng;
-            let seed = self.options.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
-            self.random_draws += 1;
-            let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
-            let legal: Vec<G::Move> = pos
-                .legal_moves()
-                .iter()
-                .copied()
-                .filter(|m| go.searchmoves.is_empty() || go.searchmoves.contains(m))
-                .collect();
-            match legal.get(rand::RngExt::random_range(&mut rng, 0..legal.len().max(1))) {
-                Some(m) => self.out.line(&format!("bestmove {m}")),
-                None => self.out.line("bestmove 0000"),
-            }
+            let best = self.random_move(&go.searchmoves);
+            self.out.line(&best);
             return Ok(());
         }
-        let mut searcher = self.searcher.take().ok_or(ProtocolError::NoSearcher)?;
-        let side = pos.side_to_move().index();
-        let clock = go.time[side].map(|time| Clock {
-            time,
-            inc: go.inc[side].unwrap_or_default(),
-            movestogo: go.movestogo,
-        });
-        let limits = Limits {
-            nodes: go.nodes,
-            movetime: go.movetime,
-            clock,
-            depth: go.depth,
-            infinite: go.infinite,
+        let limits = limits(&go, self.pos.side_to_move());
+        let request = SearchRequest {
+            root: self.pos,
+            limits,
+            searchmoves: go.searchmoves,
+            ponder: go.ponder,
         };
-        let control = Arc::new(Control::new());
-        control.reset(go.ponder);
-        let finished = Arc::new(AtomicBool::new(false));
         let out = self.out.clone();
         let format = InfoFormat {
             multipv: self.options.multipv,
             show_wdl: self.options.show_wdl,
         };
-        let ponder_option = self.options.ponder;
-        let searchmoves = go.searchmoves;
-        let (c, f) = (Arc::clone(&control), Arc::clone(&finished));
-        let handle = std::thread::Builder::new()
-            .name("ultimo-search".into())
-            .spawn(move || {
-                let report = searcher.search(&pos, &limits, &searchmoves, &c, &mut |r| {
-                    for line in format.lines(r) {
-                        out.line(&line);
-                    }
-                });
-                let report_lines = format.lines(&report);
-                for line in report_lines {
-                    out.line(&line);
-                }
-                let best = match report.best_move() {
-                    Some(m) => match (ponder_option, report.ponder_move()) {
-                        (true, Some(p)) => format!("bestmove {m} ponder {p}"),
-                        _ => format!("bestmove {m}"),
-                    },
-                    None => "bestmove 0000".to_string(),
-                };
-                f.store(true, Ordering::SeqCst);
-                out.line(&best);
-                searcher
-            })
-            .map_err(ProtocolError::Thread)?;
-        self.running = Some(Running {
-            control,
-            finished,
-            handle,
-        });
+        let ponder = self.options.ponder;
+        self.searcher.start(request, move |event| match event {
+            Event::Info(report) => format.write(&out, report),
+            Event::Done(report) => {
+                format.write(&out, report);
+                out.line(&bestmove(report, ponder));
+            }
+        })?;
         Ok(())
     }
+
+    /// `bestmove` with a uniformly random legal move (among `searchmoves`
+    /// when given), drawn with a generator seeded from Seed and the draws
+    /// since the last new game.
+    fn random_move(&mut self, searchmoves: &[G::Move]) -> String {
+        use rand::SeedableRng;
+        let seed = self.options.setup.search.seed ^ self.random_draws.wrapping_mul(0x9E37_79B9);
+        self.random_draws += 1;
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let legal: Vec<G::Move> = self
+            .pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| searchmoves.is_empty() || searchmoves.contains(m))
+            .collect();
+        match legal.get(rand::RngExt::random_range(&mut rng, 0..legal.len().max(1))) {
+            Some(m) => format!("bestmove {m}"),
+            None => "bestmove 0000".to_string(),
+        }
+    }
+}
+
+/// The search limits of `go` for `side`, the side to move (its clock).
+fn limits<M>(go: &Go<M>, side: Player) -> Limits {
+    let side = side.index();
+    let clock = go.time[side].map(|time| Clock {
+        time,
+        inc: go.inc[side].unwrap_or_default(),
+        movestogo: go.movestogo,
+    });
+    Limits {
+        nodes: go.nodes,
+        movetime: go.movetime,
+        clock,
+        depth: go.depth,
+        infinite: go.infinite,
+    }
+}
+
+/// The `bestmove` line of a final report, with a ponder move when the
+/// Ponder option is on and the report has one.
+fn bestmove<M: std::fmt::Display + Copy>(report: &Report<M>, ponder: bool) -> String {
+    match report.best_move() {
+        Some(m) => match (ponder, report.ponder_move()) {
+            (true, Some(p)) => format!("bestmove {m} ponder {p}"),
+            _ => format!("bestmove {m}"),
+        },
+        None => "bestmove 0000".to_string(),
+    }
+}
+
+/// `moves`: the legal moves, sorted.
+fn moves_line<G: Notation>(pos: &G) -> String {
+    let mut moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+    moves.sort();
+    format!("moves {}", moves.join(" ")).trim_end().to_string()
 }
 
 /// The answer to a UGI query.
@@ -627,6 +624,13 @@ struct InfoFormat {
 }
 
 impl InfoFormat {
+    /// Writes the `info` lines of `report` to `out`.
+    fn write<M: std::fmt::Display + Copy>(&self, out: &Output, report: &Report<M>) {
+        for line in self.lines(report) {
+            out.line(&line);
+        }
+    }
+
     /// One `info` line per reported move (at most `multipv`).
     fn lines<M: std::fmt::Display + Copy>(&self, report: &Report<M>) -> Vec<String> {
         report
@@ -671,6 +675,109 @@ impl InfoFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output whose lines the test reads.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        /// The lines written since the last call.
+        fn take(&self) -> Vec<String> {
+            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    #[test]
+    fn setoption_changes_everything_or_nothing() {
+        let captured = Captured::default();
+        let mut server = Server::<Position>::new(Output::new(captured.clone())).unwrap();
+        server.handle_line("setoption name Eval value playout");
+        server.handle_line("setoption name MultiPV value 3");
+        assert!(captured.take().is_empty());
+        let options = server.options.clone();
+        let version = net_version(server.net.as_ref());
+        // A net file that is no net: one error, the options, the net and
+        // the searcher's settings as they were.
+        let missing = std::env::temp_dir().join("ultimo-no-such-net.nnue");
+        server.handle_line(&format!(
+            "setoption name EvalFile value {}",
+            missing.display()
+        ));
+        let lines = captured.take();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("info string error: EvalFile: "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].ends_with(&format!("; keeping net {version}")),
+            "{lines:?}"
+        );
+        assert_eq!(server.options, options);
+        assert_eq!(net_version(server.net.as_ref()), version);
+        assert!(!server.searcher.idle().unwrap().has_evaluator());
+        // A change that is accepted takes the evaluator with its
+        // parameters.
+        server.handle_line("setoption name Eval value net");
+        let searcher = server.searcher.idle().unwrap();
+        assert!(searcher.has_evaluator());
+        assert_eq!(searcher.options().params.expand_visits, 1);
+        assert_eq!(server.options.multipv, 3);
+    }
+
+    #[test]
+    fn the_debug_log_has_every_line_in_and_out() {
+        let dir = std::env::temp_dir().join(format!("ultimo-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("engine.log");
+        let _ = std::fs::remove_file(&log);
+        let captured = Captured::default();
+        let mut server = Server::<Position>::new(Output::new(captured.clone())).unwrap();
+        server.handle_line("isready\n");
+        server.handle_line(&format!(
+            "setoption name DebugLogFile value {}\n",
+            log.display()
+        ));
+        server.handle_line("isready\n");
+        server.handle_line("bogus\n");
+        server.handle_line("setoption name DebugLogFile value <empty>\n");
+        server.handle_line("isready\n");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            text,
+            ">> isready\n<< readyok\n>> bogus\n\
+             << info string error: unknown command 'bogus' (try 'uci' or 'help')\n\
+             >> setoption name DebugLogFile value <empty>\n"
+        );
+        // A file that cannot be opened: one error, the option as it was.
+        captured.take();
+        server.handle_line(&format!(
+            "setoption name DebugLogFile value {}\n",
+            dir.display()
+        ));
+        let lines = captured.take();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("info string error: DebugLogFile: cannot open"),
+            "{lines:?}"
+        );
+        assert_eq!(server.options.debug_log, None);
+    }
 
     #[test]
     fn queries() {

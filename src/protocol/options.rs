@@ -5,14 +5,17 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::engine::{Eval, Setup};
 use crate::quote::shorten;
-use crate::search::{Options as SearchOptions, Playout};
+use crate::search::Playout;
+use std::path::PathBuf;
 
 /// Everything `setoption` can change.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineOptions {
-    /// The search's own options.
-    pub search: SearchOptions,
+    /// How the engine searches: the search options, Eval, EvalFile and
+    /// the net's parameters.
+    pub setup: Setup,
     /// Moves reported per `info` round.
     pub multipv: usize,
     /// Whether `go ponder` is allowed and `bestmove` names a ponder move.
@@ -22,85 +25,27 @@ pub struct EngineOptions {
     /// Whether `go` answers at once with a uniformly random legal move
     /// instead of searching (a baseline opponent for matches).
     pub random_move: bool,
-    /// How the search values its leaves.
-    pub eval: Eval,
-    /// The net file to load, or `None` for the built-in net.
-    pub eval_file: Option<String>,
-    /// The exploration constant with the net (Exploration is the
-    /// playouts').
-    pub net_exploration: f32,
-    /// The first-play urgency with the net (FPU is the playouts').
-    pub net_fpu: f32,
-    /// The net's weight in a leaf's value, the rest a playout's result.
-    pub net_weight: f32,
-    /// The PUCT constant with the net's policy; 0 searches with UCT and
-    /// no priors.
-    pub net_policy: f32,
-    /// With PUCT: how much less than its parent's an unvisited move is
-    /// worth.
-    pub net_fpu_reduction: f32,
+    /// The file that every line in and out is logged to, if any.
+    pub debug_log: Option<PathBuf>,
 }
-
-/// How the search values its leaves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Eval {
-    /// Playouts, by the Playout option's policy.
-    Playout,
-    /// The learned net (games without one keep playouts).
-    Net,
-}
-
-/// The net's default exploration constant, in hundredths.
-pub const NET_EXPLORATION: i64 = 50;
-/// The net's default first-play urgency, in hundredths.
-pub const NET_FPU: i64 = 110;
-
-/// The net's default weight in a leaf's value, in hundredths.
-pub const NET_WEIGHT: i64 = 100;
-/// The net's default PUCT constant, in hundredths.
-pub const NET_POLICY: i64 = 50;
-/// The net's default first-play urgency reduction with PUCT, in
-/// hundredths.
-pub const NET_FPU_REDUCTION: i64 = 20;
 
 /// The value of the EvalFile option that stands for the built-in net.
 pub const BUILTIN_NET: &str = "builtin";
 
+/// The value of a string option that stands for no text (UCI's way of
+/// writing an empty default): the DebugLogFile that logs nothing.
+pub const EMPTY: &str = "<empty>";
+
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
-            search: SearchOptions::default(),
+            setup: Setup::default(),
             multipv: 1,
             ponder: false,
             show_wdl: true,
             random_move: false,
-            eval: Eval::Net,
-            eval_file: None,
-            net_exploration: NET_EXPLORATION as f32 / 100.0,
-            net_fpu: NET_FPU as f32 / 100.0,
-            net_weight: NET_WEIGHT as f32 / 100.0,
-            net_policy: NET_POLICY as f32 / 100.0,
-            net_fpu_reduction: NET_FPU_REDUCTION as f32 / 100.0,
+            debug_log: None,
         }
-    }
-}
-
-impl EngineOptions {
-    /// The search options in effect: with the net, its own exploration
-    /// constant and first-play urgency, and leaves expanded at their
-    /// second visit (a net gives the same value twice; ExpandVisits is the
-    /// playouts').
-    pub fn search_options(&self) -> SearchOptions {
-        let mut o = self.search.clone();
-        if self.eval == Eval::Net {
-            o.params.exploration = self.net_exploration;
-            o.params.fpu = self.net_fpu;
-            o.params.expand_visits = 1;
-            o.params.eval_weight = self.net_weight;
-            o.params.policy = self.net_policy;
-            o.params.fpu_reduction = self.net_fpu_reduction;
-        }
-        o
     }
 }
 
@@ -114,7 +59,7 @@ pub enum Action {
 }
 
 /// An option's type, range and how it changes the settings.
-enum Kind {
+enum OptionType {
     Spin {
         min: i64,
         max: i64,
@@ -128,23 +73,23 @@ enum Kind {
 
 struct Spec {
     name: &'static str,
-    kind: Kind,
+    kind: OptionType,
     default: &'static str,
 }
 
-const fn spin(min: i64, max: i64, set: fn(&mut EngineOptions, i64)) -> Kind {
-    Kind::Spin { min, max, set }
+const fn spin(min: i64, max: i64, set: fn(&mut EngineOptions, i64)) -> OptionType {
+    OptionType::Spin { min, max, set }
 }
 
 const SPECS: &[Spec] = &[
     Spec {
         name: "Threads",
-        kind: spin(1, 256, |o, v| o.search.threads = v as usize),
+        kind: spin(1, 256, |o, v| o.setup.search.threads = v as usize),
         default: "1",
     },
     Spec {
         name: "Hash",
-        kind: spin(1, 65536, |o, v| o.search.hash_mb = v as usize),
+        kind: spin(1, 65536, |o, v| o.setup.search.hash_mb = v as usize),
         default: "256",
     },
     Spec {
@@ -154,47 +99,49 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Ponder",
-        kind: Kind::Check(|o, v| o.ponder = v),
+        kind: OptionType::Check(|o, v| o.ponder = v),
         default: "false",
     },
     Spec {
         name: "MoveOverhead",
         kind: spin(0, 10000, |o, v| {
-            o.search.move_overhead = Duration::from_millis(v as u64)
+            o.setup.search.move_overhead = Duration::from_millis(v as u64)
         }),
         default: "10",
     },
     Spec {
         name: "Seed",
-        kind: spin(0, 2147483647, |o, v| o.search.seed = v as u64),
+        kind: spin(0, 2147483647, |o, v| o.setup.search.seed = v as u64),
         default: "0",
     },
     Spec {
         name: "UCI_ShowWDL",
-        kind: Kind::Check(|o, v| o.show_wdl = v),
+        kind: OptionType::Check(|o, v| o.show_wdl = v),
         default: "true",
     },
     Spec {
         name: "Exploration",
         kind: spin(1, 1000, |o, v| {
-            o.search.params.exploration = v as f32 / 100.0
+            o.setup.search.params.exploration = v as f32 / 100.0
         }),
         default: "50",
     },
     Spec {
         name: "FPU",
-        kind: spin(0, 1000, |o, v| o.search.params.fpu = v as f32 / 100.0),
+        kind: spin(0, 1000, |o, v| o.setup.search.params.fpu = v as f32 / 100.0),
         default: "110",
     },
     Spec {
         name: "ExpandVisits",
-        kind: spin(1, 1000, |o, v| o.search.params.expand_visits = v as u32),
+        kind: spin(1, 1000, |o, v| {
+            o.setup.search.params.expand_visits = v as u32
+        }),
         default: "2",
     },
     Spec {
         name: "Playout",
-        kind: Kind::Combo(&["uniform", "winning"], |o, v| {
-            o.search.params.playout = if v == "uniform" {
+        kind: OptionType::Combo(&["uniform", "winning"], |o, v| {
+            o.setup.search.params.playout = if v == "uniform" {
                 Playout::Uniform
             } else {
                 Playout::Winning
@@ -204,56 +151,63 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Solver",
-        kind: Kind::Check(|o, v| o.search.params.solver = v),
+        kind: OptionType::Check(|o, v| o.setup.search.params.solver = v),
         default: "true",
     },
     Spec {
         name: "Eval",
-        kind: Kind::Combo(&["playout", "net"], |o, v| {
-            o.eval = if v == "net" { Eval::Net } else { Eval::Playout }
+        kind: OptionType::Combo(&["playout", "net"], |o, v| {
+            o.setup.eval = if v == "net" { Eval::Net } else { Eval::Playout }
         }),
         default: "net",
     },
     Spec {
         name: "EvalFile",
-        kind: Kind::Text(|o, v| {
-            o.eval_file = (!v.eq_ignore_ascii_case(BUILTIN_NET)).then(|| v.to_owned())
+        kind: OptionType::Text(|o, v| {
+            o.setup.net_file = (!v.eq_ignore_ascii_case(BUILTIN_NET)).then(|| PathBuf::from(v))
         }),
         default: BUILTIN_NET,
     },
     Spec {
         name: "NetExploration",
-        kind: spin(1, 1000, |o, v| o.net_exploration = v as f32 / 100.0),
+        kind: spin(1, 1000, |o, v| o.setup.net.exploration = v as f32 / 100.0),
         default: "50",
     },
     Spec {
         name: "NetFPU",
-        kind: spin(0, 1000, |o, v| o.net_fpu = v as f32 / 100.0),
+        kind: spin(0, 1000, |o, v| o.setup.net.fpu = v as f32 / 100.0),
         default: "110",
     },
     Spec {
         name: "NetWeight",
-        kind: spin(0, 100, |o, v| o.net_weight = v as f32 / 100.0),
+        kind: spin(0, 100, |o, v| o.setup.net.weight = v as f32 / 100.0),
         default: "100",
     },
     Spec {
         name: "NetPolicy",
-        kind: spin(0, 1000, |o, v| o.net_policy = v as f32 / 100.0),
+        kind: spin(0, 1000, |o, v| o.setup.net.policy = v as f32 / 100.0),
         default: "50",
     },
     Spec {
         name: "NetFPUReduction",
-        kind: spin(0, 100, |o, v| o.net_fpu_reduction = v as f32 / 100.0),
+        kind: spin(0, 100, |o, v| o.setup.net.fpu_reduction = v as f32 / 100.0),
         default: "20",
     },
     Spec {
         name: "RandomMove",
-        kind: Kind::Check(|o, v| o.random_move = v),
+        kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",
     },
     Spec {
+        name: "DebugLogFile",
+        kind: OptionType::Text(|o, v| {
+            o.debug_log = (!v.is_empty() && v != EMPTY).then(|| PathBuf::from(v))
+        }),
+        default: EMPTY,
+    },
+    Spec {
         name: "Clear Hash",
-        kind: Kind::Button,
+        kind: OptionType::Button,
         default: "",
     },
 ];
@@ -263,12 +217,14 @@ pub fn describe() -> Vec<String> {
     SPECS
         .iter()
         .map(|s| match &s.kind {
-            Kind::Spin { min, max, .. } => format!(
+            OptionType::Spin { min, max, .. } => format!(
                 "option name {} type spin default {} min {min} max {max}",
                 s.name, s.default
             ),
-            Kind::Check(_) => format!("option name {} type check default {}", s.name, s.default),
-            Kind::Combo(vars, _) => {
+            OptionType::Check(_) => {
+                format!("option name {} type check default {}", s.name, s.default)
+            }
+            OptionType::Combo(vars, _) => {
                 let vars: Vec<String> = vars.iter().map(|v| format!("var {v}")).collect();
                 format!(
                     "option name {} type combo default {} {}",
@@ -277,8 +233,10 @@ pub fn describe() -> Vec<String> {
                     vars.join(" ")
                 )
             }
-            Kind::Text(_) => format!("option name {} type string default {}", s.name, s.default),
-            Kind::Button => format!("option name {} type button", s.name),
+            OptionType::Text(_) => {
+                format!("option name {} type string default {}", s.name, s.default)
+            }
+            OptionType::Button => format!("option name {} type button", s.name),
         })
         .collect()
 }
@@ -384,7 +342,7 @@ impl EngineOptions {
             .find(|s| s.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| OptionError::Unknown(shorten(name)))?;
         let name = spec.name;
-        if let Kind::Button = spec.kind {
+        if let OptionType::Button = spec.kind {
             if value.is_some() {
                 return Err(OptionError::ButtonValue(name));
             }
@@ -393,8 +351,10 @@ impl EngineOptions {
         let value = value.ok_or(OptionError::ValueMissing(name))?;
         let mut new = self.clone();
         match &spec.kind {
-            Kind::Spin { min, max, set } => set(&mut new, spin_value(name, value, *min, *max)?),
-            Kind::Check(set) => match value.to_ascii_lowercase().as_str() {
+            OptionType::Spin { min, max, set } => {
+                set(&mut new, spin_value(name, value, *min, *max)?)
+            }
+            OptionType::Check(set) => match value.to_ascii_lowercase().as_str() {
                 "true" => set(&mut new, true),
                 "false" => set(&mut new, false),
                 _ => {
@@ -404,7 +364,7 @@ impl EngineOptions {
                     });
                 }
             },
-            Kind::Combo(vars, set) => {
+            OptionType::Combo(vars, set) => {
                 let v = vars
                     .iter()
                     .find(|v| v.eq_ignore_ascii_case(value))
@@ -415,8 +375,8 @@ impl EngineOptions {
                     })?;
                 set(&mut new, v);
             }
-            Kind::Text(set) => set(&mut new, value),
-            Kind::Button => {}
+            OptionType::Text(set) => set(&mut new, value),
+            OptionType::Button => {}
         }
         *self = new;
         Ok(Action::None)
@@ -432,7 +392,7 @@ mod tests {
         let d = EngineOptions::default();
         let mut o = EngineOptions::default();
         for s in SPECS {
-            if !matches!(s.kind, Kind::Button) {
+            if !matches!(s.kind, OptionType::Button) {
                 o.set(s.name, Some(s.default)).unwrap();
             }
         }
@@ -445,7 +405,7 @@ mod tests {
     fn values_are_checked() {
         let mut o = EngineOptions::default();
         assert_eq!(o.set("threads", Some("4")), Ok(Action::None));
-        assert_eq!(o.search.threads, 4);
+        assert_eq!(o.setup.search.threads, 4);
         assert_eq!(
             o.set("Threads", Some("0")).unwrap_err().to_string(),
             "option Threads must be between 1 and 256, got 0"
@@ -487,11 +447,11 @@ mod tests {
                 .contains("button")
         );
         assert_eq!(o.set("clear hash", None), Ok(Action::ClearHash));
-        assert_eq!(o.search.threads, 4, "failed sets change nothing");
+        assert_eq!(o.setup.search.threads, 4, "failed sets change nothing");
         o.set("Exploration", Some("71")).unwrap();
-        assert!((o.search.params.exploration - 0.71).abs() < 1e-6);
+        assert!((o.setup.search.params.exploration - 0.71).abs() < 1e-6);
         o.set("Playout", Some("Uniform")).unwrap();
-        assert_eq!(o.search.params.playout, Playout::Uniform);
+        assert_eq!(o.setup.search.params.playout, Playout::Uniform);
     }
 
     #[test]

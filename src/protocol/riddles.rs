@@ -142,23 +142,9 @@ fn board_names(boards: u16) -> String {
     names.join(", ")
 }
 
-/// The position described by the field and macroboard, with our mark
-/// `bot_id`: we are the side to move. The last move is not in the input:
-/// it is taken as an opponent mark that sends us where the macroboard
-/// says. When no mark does, the macroboard contradicts the field: the
-/// reading then says so, and the referee decides: we play only on the
-/// boards its macroboard allows.
-fn position(
-    field: &[String],
-    macroboard: &[String],
-    bot_id: &str,
-) -> Result<Reading, PositionError> {
-    if field.len() != 81 {
-        return Err(PositionError::FieldSize(field.len()));
-    }
-    if macroboard.len() != 9 {
-        return Err(PositionError::MacroboardSize(macroboard.len()));
-    }
+/// Our marks and the opponent's on a field of 81 cells (our mark is
+/// `bot_id`), as cell bits, and the cells in field order.
+fn read_field(field: &[String], bot_id: &str) -> Result<(u128, u128, Vec<Move>), PositionError> {
     // riddles.io marks empty cells '.', theaigames '0' (its field has no '.').
     let empty_mark = if field.iter().any(|c| c == ".") {
         "."
@@ -169,7 +155,7 @@ fn position(
     let mut theirs = 0u128;
     let mut cells = Vec::with_capacity(81);
     for (i, c) in field.iter().enumerate() {
-        // i < 81, checked above.
+        // A cell past the 81st is no cell.
         let Some(m) = Move::from_grid((i % 9) as u8, (i / 9) as u8) else {
             return Err(PositionError::FieldSize(field.len()));
         };
@@ -189,18 +175,44 @@ fn position(
             });
         }
     }
-    // We are to move: with as many marks as the opponent we are x.
+    Ok((mine, theirs, cells))
+}
+
+/// Our side (we are to move: with as many marks as the opponent we are x)
+/// and the marks as x's and o's.
+fn sides(mine: u128, theirs: u128) -> Result<(Player, [u128; 2]), PositionError> {
     let (n_mine, n_theirs) = (mine.count_ones(), theirs.count_ones());
-    let (me, marks) = if n_mine == n_theirs {
-        (Player::X, [mine, theirs])
+    if n_mine == n_theirs {
+        Ok((Player::X, [mine, theirs]))
     } else if n_theirs == n_mine + 1 {
-        (Player::O, [theirs, mine])
+        Ok((Player::O, [theirs, mine]))
     } else {
-        return Err(PositionError::NotOurTurn {
+        Err(PositionError::NotOurTurn {
             mine: n_mine,
             theirs: n_theirs,
-        });
-    };
+        })
+    }
+}
+
+/// The position described by the field and macroboard, with our mark
+/// `bot_id`: we are the side to move. The last move is not in the input:
+/// it is taken as an opponent mark that sends us where the macroboard
+/// says. When no mark does, the macroboard contradicts the field: the
+/// reading then says so, and the referee decides: we play only on the
+/// boards its macroboard allows.
+fn position(
+    field: &[String],
+    macroboard: &[String],
+    bot_id: &str,
+) -> Result<Reading, PositionError> {
+    if field.len() != 81 {
+        return Err(PositionError::FieldSize(field.len()));
+    }
+    if macroboard.len() != 9 {
+        return Err(PositionError::MacroboardSize(macroboard.len()));
+    }
+    let (mine, theirs, cells) = read_field(field, bot_id)?;
+    let (me, marks) = sides(mine, theirs)?;
     debug_assert_eq!((mine | theirs) & !ALL_CELLS, 0);
     let playable: u16 = (0..9u8)
         .filter(|&b| macroboard[b as usize] == "-1")
@@ -211,12 +223,13 @@ fn position(
     if free_moves.is_empty() {
         return Err(PositionError::NoLegalMove);
     }
+    let exact = |pos| Reading {
+        pos,
+        allowed: Vec::new(),
+        warning: None,
+    };
     if boards_of(&free_moves) == playable {
-        return Ok(Reading {
-            pos: free,
-            allowed: Vec::new(),
-            warning: None,
-        });
+        return Ok(exact(free));
     }
     // An opponent mark that, as the last move, sends us to the boards the
     // macroboard allows.
@@ -226,14 +239,19 @@ fn position(
         .filter(|m| them >> m.bit() & 1 == 1)
         .map(|&m| Position::from_parts(marks, me, Some(m)))
         .find(|pos| boards_of(&pos.legal_moves()) == playable);
-    if let Some(pos) = fits {
-        return Ok(Reading {
-            pos,
-            allowed: Vec::new(),
-            warning: None,
-        });
+    match fits {
+        Some(pos) => Ok(exact(pos)),
+        None => follow_the_macroboard(free, &free_moves, playable),
     }
-    // The macroboard contradicts the field: follow the referee.
+}
+
+/// The macroboard contradicts the field: the moves it allows in `free`
+/// (the position with a free choice), and why they differ.
+fn follow_the_macroboard(
+    free: Position,
+    free_moves: &[Move],
+    playable: u16,
+) -> Result<Reading, PositionError> {
     let allowed: Vec<Move> = free_moves
         .iter()
         .copied()
@@ -255,7 +273,7 @@ fn position(
             "the macroboard's playable boards ({}) fit no last move on the field, which allows {}; \
              playing where the macroboard allows",
             board_names(playable),
-            board_names(boards_of(&free_moves))
+            board_names(boards_of(free_moves))
         )
     };
     Ok(Reading {
@@ -273,6 +291,66 @@ fn time_setting(what: &'static str, text: &str) -> Result<Duration, LineError> {
     })
 }
 
+/// `action move <ms>`: the move for the game `state` describes, searched
+/// within the time bank `ms`, written as `place_move`. A problem with the
+/// input is reported on `log`, and the loop goes on.
+fn act(
+    state: &State,
+    ms: &str,
+    searcher: &mut Searcher<Position>,
+    out: &mut impl Write,
+    log: &mut impl Write,
+) -> Result<(), RiddlesError> {
+    // The bank never holds more than the game's maximum.
+    let max_bank = state.timebank.unwrap_or(DEFAULT_TIMEBANK);
+    let bank = match time_setting("time bank", ms) {
+        Ok(t) => t.min(max_bank),
+        Err(e) => {
+            report(log, e);
+            DEFAULT_TIME_PER_MOVE.min(max_bank)
+        }
+    };
+    let (Some(field), Some(macroboard), Some(id)) =
+        (&state.field, &state.macroboard, &state.bot_id)
+    else {
+        report(log, LineError::NotReady);
+        return Ok(());
+    };
+    let reading = match position(field, macroboard, id) {
+        Ok(reading) => reading,
+        Err(e) => {
+            report(log, e.into());
+            return Ok(());
+        }
+    };
+    if let Some(w) = &reading.warning {
+        let _ = writeln!(log, "warning: {w}");
+    }
+    let limits = Limits {
+        clock: Some(Clock {
+            time: bank,
+            inc: state.time_per_move.unwrap_or(DEFAULT_TIME_PER_MOVE),
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    let control = Control::new();
+    let found = searcher.search(
+        &reading.pos,
+        &limits,
+        &reading.allowed,
+        &control,
+        &mut |_| {},
+    );
+    let Some(m) = found.best_move() else {
+        report(log, LineError::NoMove);
+        return Ok(());
+    };
+    writeln!(out, "place_move {} {}", m.col(), m.row())
+        .and_then(|_| out.flush())
+        .map_err(RiddlesError::Write)
+}
+
 /// Runs the loop until end of input. Problems with the input are reported
 /// on `log`; the loop ends only when the input does.
 pub fn run(
@@ -282,7 +360,6 @@ pub fn run(
     log: &mut impl Write,
 ) -> Result<(), RiddlesError> {
     let mut searcher = Searcher::new(options.clone(), Position::startpos())?;
-    let control = Control::new();
     let mut state = State::default();
     let mut buf = Vec::new();
     loop {
@@ -314,55 +391,7 @@ pub fn run(
             ["update", "game", "field", cells] => state.field = Some(list(cells)),
             ["update", "game", "macroboard", boards] => state.macroboard = Some(list(boards)),
             ["update", ..] => {}
-            ["action", "move", ms] => {
-                // The bank never holds more than the game's maximum.
-                let max_bank = state.timebank.unwrap_or(DEFAULT_TIMEBANK);
-                let bank = match time_setting("time bank", ms) {
-                    Ok(t) => t.min(max_bank),
-                    Err(e) => {
-                        report(log, e);
-                        DEFAULT_TIME_PER_MOVE.min(max_bank)
-                    }
-                };
-                let (Some(field), Some(macroboard), Some(id)) =
-                    (&state.field, &state.macroboard, &state.bot_id)
-                else {
-                    report(log, LineError::NotReady);
-                    continue;
-                };
-                let reading = match position(field, macroboard, id) {
-                    Ok(reading) => reading,
-                    Err(e) => {
-                        report(log, e.into());
-                        continue;
-                    }
-                };
-                if let Some(w) = &reading.warning {
-                    let _ = writeln!(log, "warning: {w}");
-                }
-                let limits = Limits {
-                    clock: Some(Clock {
-                        time: bank,
-                        inc: state.time_per_move.unwrap_or(DEFAULT_TIME_PER_MOVE),
-                        movestogo: None,
-                    }),
-                    ..Limits::default()
-                };
-                let found = searcher.search(
-                    &reading.pos,
-                    &limits,
-                    &reading.allowed,
-                    &control,
-                    &mut |_| {},
-                );
-                let Some(m) = found.best_move() else {
-                    report(log, LineError::NoMove);
-                    continue;
-                };
-                writeln!(out, "place_move {} {}", m.col(), m.row())
-                    .and_then(|_| out.flush())
-                    .map_err(RiddlesError::Write)?;
-            }
+            ["action", "move", ms] => act(&state, ms, &mut searcher, out, log)?,
             _ => report(log, LineError::Unreadable(shorten(&line))),
         }
     }

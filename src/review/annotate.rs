@@ -62,10 +62,13 @@ pub fn new_game<G: Notation>(start: &G, moves: &[G::Move], event: &str, date: &s
 
 /// Writes `review` into `game`, the PGN of the same game (see
 /// [`new_game`]): the judged moves get the review's comments and NAGs
-/// (the others keep theirs), the game an `Annotator` tag naming
-/// `annotator`.
+/// (the others, book moves among them, keep theirs), the game an
+/// `Annotator` tag naming `annotator`.
 pub fn annotate<G: Notation>(review: &Review<G>, game: &mut PgnGame, annotator: &str) {
     for (i, m) in review.moves.iter().enumerate() {
+        if m.book && i < game.moves.len() {
+            continue;
+        }
         let after = review
             .moves
             .get(i + 1)

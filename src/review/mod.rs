@@ -242,6 +242,9 @@ pub struct MoveReview<M> {
     pub loss: f64,
     /// The mark the loss earns.
     pub mark: Option<Mark>,
+    /// Whether it is a book move of the game's opening: not judged (no
+    /// loss, no mark, not in the summary).
+    pub book: bool,
     /// The search of the position before the move.
     pub search: PositionReview<M>,
 }
@@ -256,7 +259,7 @@ impl<M: PartialEq> MoveReview<M> {
 /// A per-side summary of a review.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct SideSummary {
-    /// Moves judged.
+    /// Moves judged (book moves are not).
     pub moves: usize,
     /// Moves marked `?!`.
     pub inaccuracies: usize,
@@ -302,7 +305,7 @@ impl<G: Game> Review<G> {
     pub fn summary(&self, side: Player) -> SideSummary {
         let mut s = SideSummary::default();
         let mut total = 0.0;
-        for m in self.moves.iter().filter(|m| m.side == side) {
+        for m in self.moves.iter().filter(|m| m.side == side && !m.book) {
             s.moves += 1;
             total += m.loss;
             match m.mark {
@@ -345,7 +348,9 @@ pub struct Progress<'a, M> {
 
 /// Searches every position of the game `start` + `moves` with `searcher`
 /// (its trees cleared before each position) within `limits`, and judges
-/// every move. `progress` hears about each position once searched.
+/// every move but the first `book` (the opening's book moves, which the
+/// players did not choose). `progress` hears about each position once
+/// searched.
 ///
 /// When `control` is stopped (e.g. Ctrl-C) the review ends early: the
 /// moves whose both positions were searched in full are judged and
@@ -354,14 +359,40 @@ pub fn review<G: Game>(
     searcher: &mut Searcher<G>,
     start: G,
     moves: &[G::Move],
+    book: usize,
     limits: &Limits,
     control: &Control,
     progress: &mut dyn FnMut(Progress<'_, G::Move>),
 ) -> Result<Review<G>, ReviewError> {
     // All positions first: nothing is searched for a game with a bad move.
-    let mut positions = vec![start];
-    for (i, &m) in moves.iter().enumerate() {
-        let pos = positions[i];
+    let positions = replay(start, moves)?;
+    let found = search_all(searcher, &positions, limits, control, progress);
+    let thresholds = THRESHOLDS;
+    let judged = found.len().saturating_sub(1);
+    let reviews = (0..judged)
+        .map(|i| {
+            let searches = [&found[i], &found[i + 1]];
+            judge(&positions[i], moves[i], searches, i < book, &thresholds)
+        })
+        .collect();
+    let end_index = judged.min(positions.len() - 1);
+    Ok(Review {
+        start,
+        moves: reviews,
+        end: positions[end_index],
+        end_search: found.get(end_index).cloned(),
+        complete: judged == moves.len(),
+        thresholds,
+    })
+}
+
+/// Every position of the game `start` + `moves`, from the start to the
+/// end, each move checked.
+fn replay<G: Game>(start: G, moves: &[G::Move]) -> Result<Vec<G>, ReviewError> {
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    positions.push(start);
+    for &m in moves {
+        let pos = positions[positions.len() - 1];
         if !pos.legal_moves().contains(&m) {
             return Err(ReviewError::Illegal {
                 ply: pos.ply() + 1,
@@ -372,40 +403,26 @@ pub fn review<G: Game>(
         next.play_unchecked(m);
         positions.push(next);
     }
+    Ok(positions)
+}
+
+/// The searches of `positions` in order, each reported to `progress`,
+/// until the first that `control` cuts short (or that finds no line).
+fn search_all<G: Game>(
+    searcher: &mut Searcher<G>,
+    positions: &[G],
+    limits: &Limits,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress<'_, G::Move>),
+) -> Vec<PositionReview<G::Move>> {
     let total = positions.len();
-    let mut found: Vec<PositionReview<G::Move>> = Vec::with_capacity(total);
+    let mut found = Vec::with_capacity(total);
     for (index, pos) in positions.iter().enumerate() {
         if control.is_stopped() {
             break;
         }
-        let review = match pos.outcome() {
-            Some(outcome) => PositionReview {
-                eval: Eval::of_outcome(outcome, pos.side_to_move()),
-                best: None,
-                line: Vec::new(),
-                nodes: 0,
-                depth: 0,
-                elapsed: Duration::ZERO,
-            },
-            None => {
-                searcher.clear(*pos);
-                let report = searcher.search(pos, limits, &[], control, &mut |_| {});
-                if control.is_stopped() {
-                    // Cut short: not a full search of this position.
-                    break;
-                }
-                let Some(eval) = Eval::of_report(&report) else {
-                    break;
-                };
-                PositionReview {
-                    eval,
-                    best: report.best_move(),
-                    line: report.lines[0].pv.clone(),
-                    nodes: report.nodes,
-                    depth: report.depth,
-                    elapsed: report.elapsed,
-                }
-            }
+        let Some(review) = search_one(searcher, pos, limits, control) else {
+            break;
         };
         progress(Progress {
             index,
@@ -414,42 +431,73 @@ pub fn review<G: Game>(
         });
         found.push(review);
     }
-    let thresholds = THRESHOLDS;
-    let judged = found.len().saturating_sub(1);
-    let mut reviews = Vec::with_capacity(judged);
-    for i in 0..judged {
-        let pos = positions[i];
-        let mv = moves[i];
-        let search = found[i].clone();
-        let before = search.eval;
-        let after = found[i + 1].eval.flip();
-        let is_best = search.best == Some(mv);
-        let loss = if is_best {
-            0.0
-        } else {
-            (before.chances() - after.chances()).max(0.0)
-        };
-        reviews.push(MoveReview {
-            ply: pos.ply() + 1,
-            side: pos.side_to_move(),
-            mv,
-            before,
-            after,
-            loss,
-            mark: thresholds.mark(loss),
-            search,
+    found
+}
+
+/// What a full search of `pos` from a fresh tree finds (a finished
+/// position's result without a search); `None` when `control` cut the
+/// search short or it found no line.
+fn search_one<G: Game>(
+    searcher: &mut Searcher<G>,
+    pos: &G,
+    limits: &Limits,
+    control: &Control,
+) -> Option<PositionReview<G::Move>> {
+    if let Some(outcome) = pos.outcome() {
+        return Some(PositionReview {
+            eval: Eval::of_outcome(outcome, pos.side_to_move()),
+            best: None,
+            line: Vec::new(),
+            nodes: 0,
+            depth: 0,
+            elapsed: Duration::ZERO,
         });
     }
-    let end_index = judged.min(total - 1);
-    let end_search = found.get(end_index).cloned();
-    Ok(Review {
-        start,
-        moves: reviews,
-        end: positions[end_index],
-        end_search,
-        complete: judged == moves.len(),
-        thresholds,
+    searcher.clear(*pos);
+    let report = searcher.search(pos, limits, &[], control, &mut |_| {});
+    if control.is_stopped() {
+        // Cut short: not a full search of this position.
+        return None;
+    }
+    let eval = Eval::of_report(&report)?;
+    Some(PositionReview {
+        eval,
+        best: report.best_move(),
+        line: report.lines[0].pv.clone(),
+        nodes: report.nodes,
+        depth: report.depth,
+        elapsed: report.elapsed,
     })
+}
+
+/// The move `mv` played in `pos`, judged by the searches of `pos` and of
+/// the position it leads to; a `book` move is not judged (no loss, no
+/// mark).
+fn judge<G: Game>(
+    pos: &G,
+    mv: G::Move,
+    [search, next]: [&PositionReview<G::Move>; 2],
+    book: bool,
+    thresholds: &Thresholds,
+) -> MoveReview<G::Move> {
+    let before = search.eval;
+    let after = next.eval.flip();
+    let loss = if book || search.best == Some(mv) {
+        0.0
+    } else {
+        (before.chances() - after.chances()).max(0.0)
+    };
+    MoveReview {
+        ply: pos.ply() + 1,
+        side: pos.side_to_move(),
+        mv,
+        before,
+        after,
+        loss,
+        mark: thresholds.mark(loss),
+        book,
+        search: search.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -33,12 +33,19 @@ fn moves(texts: &[&str]) -> Vec<Move> {
 }
 
 fn planted() -> Review<Position> {
+    planted_with_book(0)
+}
+
+/// The review of the planted game at 20,000 nodes a position, its first
+/// `book` moves book moves.
+fn planted_with_book(book: usize) -> Review<Position> {
     let start: Position = PLANTED_FEN.parse().unwrap();
     let mut heard = Vec::new();
     let review = review(
         &mut searcher(start),
         start,
         &moves(&PLANTED_MOVES),
+        book,
         &nodes(20_000),
         &Control::new(),
         &mut |p| heard.push((p.index, p.total)),
@@ -222,6 +229,7 @@ fn an_illegal_move_is_refused_before_any_search() {
         &mut searcher(start),
         start,
         &moves(&["e5", "a1"]),
+        0,
         &nodes(100),
         &Control::new(),
         &mut |_| heard += 1,
@@ -247,6 +255,7 @@ fn a_stopped_review_judges_nothing_it_did_not_search() {
         &mut searcher(start),
         start,
         &moves(&["e5", "e4"]),
+        0,
         &nodes(100),
         &control,
         &mut |_| {},
@@ -270,6 +279,7 @@ fn reviews_super15_games_too() {
         &mut searcher(start),
         start,
         &[game, reply],
+        0,
         &nodes(300),
         &Control::new(),
         &mut |_| {},
@@ -308,4 +318,30 @@ fn annotates_a_pgn_game_with_notes_nags_and_best_moves() {
         text.contains("25. h7 $4 {-M1, blunder (loss 2.00), best i2} 25... g7 {+M1} 0-1"),
         "{text}"
     );
+}
+
+#[test]
+fn book_moves_are_shown_but_not_judged() {
+    // The planted blunder (the fifth move) played as a book move.
+    let start: Position = PLANTED_FEN.parse().unwrap();
+    let review = planted_with_book(5);
+    assert_eq!(review.moves.len(), 6);
+    let blunder = &review.moves[4];
+    assert!(blunder.book);
+    assert_eq!((blunder.mark, blunder.loss), (None, 0.0));
+    assert_eq!(blunder.after.score(), Score::Mate(-1));
+    assert!(!review.moves[5].book);
+    // Only the last move (o's) is judged.
+    assert_eq!(review.summary(Player::X).moves, 0);
+    assert_eq!(review.summary(Player::O).moves, 1);
+    let table = table(&review);
+    assert!(table[5].contains(" h7    book "), "{table:?}");
+    assert_eq!(json(&review)["moves"][4]["book"], true);
+    // Annotating keeps a book move's comment.
+    let mut game = new_game(&start, &moves(&PLANTED_MOVES), "test", "2025.01.31");
+    game.moves[4].comment = Some("book".into());
+    annotate(&review, &mut game, "Ultimo (test)");
+    assert_eq!(game.moves[4].comment.as_deref(), Some("book"));
+    assert!(game.moves[4].nags.is_empty());
+    assert_eq!(game.moves[5].comment.as_deref(), Some("+M1"));
 }

@@ -31,7 +31,11 @@ pub fn table<G: Notation>(review: &Review<G>) -> Vec<String> {
             m.ply,
             m.side.to_string(),
             m.mv.to_string(),
-            m.mark.map_or("", Mark::symbol),
+            if m.book {
+                "book"
+            } else {
+                m.mark.map_or("", Mark::symbol)
+            },
             m.before.score().to_string(),
             m.after.score().to_string(),
             m.loss,
@@ -166,6 +170,7 @@ pub fn json<G: Notation>(review: &Review<G>) -> Value {
             "mark_name": m.mark.map(Mark::name),
             "nag": m.mark.map(Mark::nag),
             "is_best": m.is_best(),
+            "book": m.book,
             "search": search,
         }));
         pos.play_unchecked(m.mv);
