@@ -73,7 +73,7 @@ pub(super) const fn verdict(level: u8) -> Verdict {
 
 /// Generated children between two looks at the clock and the stop flag:
 /// a fraction of a millisecond in either game.
-const CHECK_EVERY: u64 = 1024;
+const CHECK_EVERY: u64 = 256;
 
 /// One more ply on a distance (an unknown one stays unknown).
 #[inline(always)]

@@ -200,7 +200,12 @@ fn two_threads_agree_with_minimax() {
     // Stopped, both threads end.
     let control = Control::new();
     control.stop();
-    let sol = s.solve(&Position::startpos(), &Limits::default(), &control, &mut |_| {});
+    let sol = s.solve(
+        &Position::startpos(),
+        &Limits::default(),
+        &control,
+        &mut |_| {},
+    );
     assert_eq!(sol.verdict, None);
     assert!(sol.nodes < 10_000, "{}", sol.nodes);
 }
@@ -331,6 +336,26 @@ fn stops_when_asked_and_on_time() {
     let sol = solve(&mut s, &pos, &limits);
     assert_eq!(sol.verdict, None);
     assert!(sol.elapsed < Duration::from_secs(5), "{:?}", sol.elapsed);
+}
+
+#[test]
+fn a_time_limit_is_kept_within_5_ms_on_the_solvers_clock() {
+    // The solver looks at the clock every [`dfpn::CHECK_EVERY`] generated
+    // children (a fraction of a millisecond); its own reported time passes
+    // the limit by at most 5 ms. The median of five, so that a preemption
+    // of a loaded machine does not count.
+    let mut s = solver(8);
+    let pos = Position::startpos();
+    let limits = Limits {
+        nodes: None,
+        time: Some(Duration::from_millis(20)),
+    };
+    let mut took: Vec<Duration> = (0..5)
+        .map(|_| solve(&mut s, &pos, &limits).elapsed)
+        .collect();
+    took.sort();
+    assert!(took[2] <= Duration::from_millis(25), "{took:?}");
+    assert!(took[2] >= Duration::from_millis(20), "{took:?}");
 }
 
 #[test]
