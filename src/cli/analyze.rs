@@ -17,11 +17,13 @@ use crate::display::score::table;
 use crate::engine::Eval;
 use crate::engine::NetGame;
 use crate::engine::SearchRequest;
-use crate::game::{Game, GameKind, Notation};
+use crate::game::{Game, GameKind, Notation, Verdict};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Report, Searcher};
+use crate::search::{Control, Limits, Options, Proven, Report, Searcher};
+use crate::solve::{self, Solver};
+use std::hash::Hash;
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
@@ -161,7 +163,7 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
 }
 
 /// Reviews a game read from PGN.
-fn review_pgn<G: Board + NetGame + PgnNotation>(
+fn review_pgn<G: Board + NetGame + PgnNotation + Hash>(
     args: &AnalyzeArgs,
     game: &PgnGame,
     file: &str,
@@ -172,7 +174,7 @@ fn review_pgn<G: Board + NetGame + PgnNotation>(
     review_and_print(args, replayed.start, replayed.moves, book, game.clone())
 }
 
-fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
         if args.position.moves.is_empty() {
             return Err(CliError::NoMovesToReview);
@@ -221,20 +223,74 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
     }
     if args.json {
         let report = search_quietly(&settings, interrupted)?;
-        let value = review::report_json(&settings.pos, &report, settings.multipv);
+        let mut value = review::report_json(&settings.pos, &report, settings.multipv);
+        let proof = prove_unproven(&settings.pos, &report, interrupted)?;
+        value["solver"] = match proof {
+            Some((p, pv)) => serde_json::json!({
+                "result": verdict_word(p.verdict),
+                "plies": p.plies,
+                "pv": pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            }),
+            None => serde_json::Value::Null,
+        };
         let mut out = io::stdout().lock();
         writeln!(out, "{value:#}")?;
         out.flush()?;
         Ok(())
     } else {
-        run(&settings, interrupted, &mut io::stdout()).map(|_| ())
+        let report = run(&settings, interrupted, &mut io::stdout())?;
+        if let Some((p, pv)) = prove_unproven(&settings.pos, &report, interrupted)? {
+            let pv: Vec<String> = pv.iter().map(|m| m.to_string()).collect();
+            let side = settings.pos.side_to_move();
+            let mut out = io::stdout().lock();
+            writeln!(
+                out,
+                "proven by the solver: {} for {side} in {} plies, pv {}",
+                verdict_word(p.verdict),
+                p.plies,
+                pv.join(" ")
+            )?;
+            out.flush()?;
+        }
+        Ok(())
     }
+}
+
+/// The solver's table for the proofs of `analyze`, in MiB.
+const PROOF_HASH_MB: usize = 16;
+
+/// A verdict's word: `win`, `draw` or `loss`.
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Win => "win",
+        Verdict::Draw => "draw",
+        Verdict::Loss => "loss",
+    }
+}
+
+/// The solver's proof of `pos` with [`review::PROOF_NODES`] when the
+/// search's best line (`report`) is not proven and no stop was asked for:
+/// the result and the proving line, or `None`.
+fn prove_unproven<G: Game + Hash>(
+    pos: &G,
+    report: &Report<G::Move>,
+    should_stop: &dyn Fn() -> bool,
+) -> Result<Option<(Proven, Vec<G::Move>)>, CliError> {
+    let proven = report.lines.first().is_some_and(|l| l.proven.is_some());
+    if proven || should_stop() || pos.outcome().is_some() {
+        return Ok(None);
+    }
+    let mut solver = Solver::new(&solve::Options {
+        hash_mb: PROOF_HASH_MB,
+        ..solve::Options::default()
+    })?;
+    Ok(review::prove(&mut solver, pos, &Control::new()))
 }
 
 /// Reviews the game `start` + `moves` (the first `book` of them book
 /// moves, not judged), prints the review and, with `--pgnout`, appends
 /// `game` (its PGN) annotated to that file.
-fn review_and_print<G: Board + NetGame + PgnNotation>(
+fn review_and_print<G: Board + NetGame + PgnNotation + Hash>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,
@@ -413,13 +469,17 @@ pub struct ReviewSettings<G: Game = Position> {
 /// Reviews the game of `settings`, with a progress line per position on
 /// `progress` (one line each, or one line redrawn where `style` allows
 /// escape codes), stopping early when `should_stop` says so.
-pub fn run_review<G: NetGame>(
+pub fn run_review<G: NetGame + Hash>(
     settings: &ReviewSettings<G>,
     should_stop: &dyn Fn() -> bool,
     progress: &mut (impl Write + Send),
     style: Style,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
+    let mut solver = Solver::new(&solve::Options {
+        hash_mb: PROOF_HASH_MB,
+        ..solve::Options::default()
+    })?;
     let mut failed = None;
     let review = {
         let mut on_progress = |p: Progress<'_, G::Move>| {
@@ -450,6 +510,7 @@ pub fn run_review<G: NetGame>(
         let work = |searcher: &mut Searcher<G>, control: &Control| {
             review::review(
                 searcher,
+                Some(&mut solver),
                 settings.start,
                 &settings.moves,
                 settings.book,
