@@ -12,8 +12,8 @@ use super::{CliError, PositionArgs, position_from, seconds};
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::engine::NetGame;
-use crate::pgn::PgnNotation;
 use crate::game::{GameKind, Verdict};
+use crate::pgn::PgnNotation;
 use crate::rules::Position;
 use crate::search::Control;
 use crate::solve::{Limits, Options, Progress, Solution, Solver};
@@ -66,7 +66,9 @@ pub fn main(args: &SolveArgs) -> Result<(), CliError> {
     }
 }
 
-fn main_for<G: Board + NetGame + PgnNotation + std::hash::Hash>(args: &SolveArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation + std::hash::Hash>(
+    args: &SolveArgs,
+) -> Result<(), CliError> {
     let pos: G = position_from(args.position.fen.as_deref(), &args.position.moves)?;
     let options = Options {
         hash_mb: args.hash as usize,
