@@ -16,7 +16,9 @@
 # set-up not counted). Then: how many each answers, the median times on the
 # positions both answer, and the disagreements. Defaults: --time 10,
 # --hash 256, the release build, scripts/solve-bench.txt. Run it under
-# /work/bin/quiet for timings, in batches with --lines.
+# /work/bin/quiet for timings, in batches with --lines. A NO is worth a
+# look on both sides: stock ultimattt's endgame shortcuts prove some wins
+# that are not there (docs/solver.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ultimattt="$1"; shift
