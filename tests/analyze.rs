@@ -29,7 +29,16 @@ const PLANTED_PGN: &str = concat!(
 const HANG: Duration = Duration::from_secs(60);
 
 fn review_args(extra: &[&'static str]) -> Vec<&'static str> {
-    let mut args = vec!["analyze", "--review", "--nodes", "20000", "--hash", "16"];
+    let mut args = vec![
+        "analyze",
+        "--review",
+        "--nodes",
+        "20000",
+        "--hash",
+        "16",
+        "--threads",
+        "1",
+    ];
     args.extend(extra);
     args.push("--moves");
     args.extend(PLANTED.split_whitespace());
@@ -51,6 +60,8 @@ fn a_review_finds_the_planted_blunder() {
             "20000",
             "--hash",
             "16",
+            "--threads",
+            "1",
         ],
         "",
     );
@@ -253,6 +264,8 @@ fn the_annotated_pgn_reads_back() {
         "20000",
         "--hash",
         "16",
+        "--threads",
+        "1",
         "--pgnout",
         &out,
     ];
@@ -298,6 +311,8 @@ fn the_annotated_pgn_reads_back() {
             "20000",
             "--hash",
             "16",
+            "--threads",
+            "1",
         ],
         "",
     );
@@ -317,8 +332,21 @@ fn a_game_from_moves_is_written_as_new_pgn() {
     let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
     let (code, _, err) = run(
         &[
-            "analyze", "--review", "--nodes", "2000", "--hash", "16", "--pgnout", &out, "--fen",
-            fen, "--moves", "i3", "i9",
+            "analyze",
+            "--review",
+            "--nodes",
+            "2000",
+            "--hash",
+            "16",
+            "--threads",
+            "1",
+            "--pgnout",
+            &out,
+            "--fen",
+            fen,
+            "--moves",
+            "i3",
+            "i9",
         ],
         "",
     );
@@ -345,6 +373,8 @@ fn the_second_game_of_a_file_and_bad_files() {
             "500",
             "--hash",
             "16",
+            "--threads",
+            "1",
         ],
         "",
     );
@@ -407,7 +437,17 @@ fn book_moves_of_a_pgn_game_are_not_judged() {
         let file = dir.file(&format!("book-{blunder_is_book}.pgn"));
         std::fs::write(&file, book_game(blunder_is_book)).unwrap();
         let (code, out, err) = run(
-            &["analyze", "--pgn", &file, "--nodes", "2000", "--hash", "16"],
+            &[
+                "analyze",
+                "--pgn",
+                &file,
+                "--nodes",
+                "2000",
+                "--hash",
+                "16",
+                "--threads",
+                "1",
+            ],
             "",
         );
         assert_eq!(code, 0, "{err}");

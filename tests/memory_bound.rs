@@ -63,7 +63,7 @@ fn hash_bounds_all_allocations() {
         ..Options::default()
     };
     let mut s = Searcher::new(options.clone(), Position::startpos()).unwrap();
-    // Enough iterations to fill the trees, then tree reuse along a game.
+    // Enough iterations to fill the tree, then tree reuse along a game.
     let mut pos = Position::startpos();
     for _ in 0..6 {
         search(&mut s, &pos, 300_000);
@@ -96,8 +96,8 @@ fn hash_bounds_all_allocations() {
     assert!(peak <= new_mb * MIB + SLACK, "peak {peak} bytes");
 }
 
-/// With the net's priors (PUCT) each node takes 4 more bytes: the trees
-/// hold fewer nodes, and the bound still holds.
+/// With the net's priors (PUCT) each node takes 4 more bytes: the tree
+/// holds fewer nodes, and the bound still holds.
 #[test]
 fn hash_bounds_allocations_with_priors() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -196,6 +196,37 @@ fn rewritten(readme: &[String], actual: &[String], all: bool) -> Vec<String> {
     }
 }
 
+/// `lines` without the search's progress reports: it sends `info` lines
+/// every second while it runs, so a slow or busy machine sends more of
+/// them before the final ones. Of each run of `info ... multipv N` lines,
+/// only the last line for each `N` is kept.
+fn without_progress(lines: Vec<String>) -> Vec<String> {
+    let multipv = |line: &str| -> Option<String> {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("info") {
+            return None;
+        }
+        words
+            .skip_while(|&w| w != "multipv")
+            .nth(1)
+            .map(String::from)
+    };
+    let mut kept = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let later_in_run = |n: &String| {
+            lines[i + 1..]
+                .iter()
+                .map_while(|l| l.starts_with("info ").then(|| multipv(l)))
+                .any(|m| m.as_ref() == Some(n))
+        };
+        if multipv(line).is_some_and(|n| later_in_run(&n)) {
+            continue;
+        }
+        kept.push(line.clone());
+    }
+    kept
+}
+
 /// A block's lines cut where a session's input lines are: (the input line
 /// or none for the output before any input, the output lines after it).
 fn segments(lines: &[String], session: bool) -> Vec<(Option<String>, Vec<String>)> {
@@ -385,6 +416,7 @@ fn check_examples(path: &str, subcommands: &[&str], sent: &str) {
                 continue;
             }
         };
+        let actual = without_progress(actual);
         let (want, got) = (segments(readme, session), segments(&actual, session));
         let inputs = |s: &[(Option<String>, Vec<String>)]| -> Vec<Option<String>> {
             s.iter().map(|(i, _)| i.clone()).collect()
@@ -437,6 +469,23 @@ fn check_examples(path: &str, subcommands: &[&str], sent: &str) {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn progress_reports_are_dropped_and_final_ones_kept() {
+    let lines: Vec<String> = [
+        "go nodes 20000",
+        "info depth 6 multipv 1 score cp 56 nodes 15872 pv d6",
+        "info depth 6 multipv 2 score cp 50 nodes 15872 pv e5",
+        "info depth 7 multipv 1 score cp 55 nodes 20000 pv d6 b7",
+        "info depth 7 multipv 2 score cp 51 nodes 20000 pv e5",
+        "bestmove d6",
+        "info string not a report",
+    ]
+    .map(String::from)
+    .to_vec();
+    let kept = without_progress(lines.clone());
+    assert_eq!(kept, [&lines[..1], &lines[3..]].concat());
 }
 
 #[test]

@@ -21,7 +21,17 @@ const EXIT_WAIT: Duration = Duration::from_secs(60);
 /// random legal move, and checks every line the program writes.
 fn scripted_game(side: &str, seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut e = Engine::start(&["play", "--side", side, "--nodes", "300", "--hash", "16"]);
+    let mut e = Engine::start(&[
+        "play",
+        "--side",
+        side,
+        "--nodes",
+        "300",
+        "--hash",
+        "16",
+        "--threads",
+        "1",
+    ]);
     let mut pos = Position::startpos();
     let mut bad_inputs_sent = false;
     loop {
@@ -79,7 +89,7 @@ fn play_a_whole_game_through_a_pipe() {
 #[test]
 fn play_undo_and_quit() {
     let (code, out, _) = run(
-        &["play", "--nodes", "200", "--hash", "16"],
+        &["play", "--nodes", "200", "--hash", "16", "--threads", "1"],
         "e5\nundo\nundo\nboard\nquit\n",
     );
     assert_eq!(code, 0);
@@ -88,7 +98,10 @@ fn play_undo_and_quit() {
     assert!(out.contains("Nothing to take back."));
     assert!(out.trim_end().ends_with("Bye."));
     // End of input leaves the game unfinished, without an error.
-    let (code, out, _) = run(&["play", "--nodes", "200", "--hash", "16"], "e5\n");
+    let (code, out, _) = run(
+        &["play", "--nodes", "200", "--hash", "16", "--threads", "1"],
+        "e5\n",
+    );
     assert_eq!(code, 0);
     assert!(out.contains("Input ended"));
 }
@@ -99,7 +112,17 @@ fn play_saves_its_games_in_pgn() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("games.pgn");
     let name = path.to_str().unwrap();
-    let args = ["play", "--nodes", "200", "--hash", "16", "--pgnout", name];
+    let args = [
+        "play",
+        "--nodes",
+        "200",
+        "--hash",
+        "16",
+        "--threads",
+        "1",
+        "--pgnout",
+        name,
+    ];
     let (code, out, err) = run(&args, "e5\nquit\n");
     assert_eq!(code, 0, "{err}");
     let reply = out
@@ -224,9 +247,17 @@ fn analyze_a_quiet_position_and_bad_input() {
 fn no_escape_codes_through_a_pipe_whatever_the_environment() {
     for args in [
         &[
-            "analyze", "--moves", "e5", "--nodes", "3000", "--hash", "16",
+            "analyze",
+            "--moves",
+            "e5",
+            "--nodes",
+            "3000",
+            "--hash",
+            "16",
+            "--threads",
+            "1",
         ][..],
-        &["play", "--nodes", "200", "--hash", "16"],
+        &["play", "--nodes", "200", "--hash", "16", "--threads", "1"],
     ] {
         let out = std::process::Command::new(common::BIN)
             .args(args)

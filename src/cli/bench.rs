@@ -52,7 +52,8 @@ pub const NODES_PER_POSITION: u64 = 50_000;
 /// The command line of `ultimo bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Search threads
+    /// Search threads, all on one tree (1 by default: with one thread the
+    /// node count is a checksum of the search; with more it may vary)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
     /// The game (its own positions)

@@ -29,7 +29,7 @@ use crate::display::Style;
 use crate::engine::{AsyncSearcher, Eval, NetGame, Setup};
 use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
-use crate::search::{Limits, Options};
+use crate::search::{Limits, MAX_THREADS, Options, cores};
 
 /// Ultimo, an Ultimate Tic-Tac-Toe engine.
 ///
@@ -167,8 +167,8 @@ struct PlayArgs {
     /// --nodes is not given)
     #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
     time: Option<Duration>,
-    /// The engine's iterations per move (a fixed, repeatable strength;
-    /// hints search as many)
+    /// The engine's iterations per move (a fixed strength, repeatable with
+    /// --threads 1; hints search as many)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
     /// Append the game to FILE in PGN (created if missing, never truncated)
@@ -206,10 +206,11 @@ struct EvalArgs {
 /// Search settings.
 #[derive(clap::Args)]
 struct SearchArgs {
-    /// Search threads
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-    threads: u16,
-    /// Memory for the search trees, in MiB
+    /// Search threads, all on one tree [default: every core]; with more
+    /// than one, a --nodes search may give other moves from run to run
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
+    /// Memory for the search tree, in MiB
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
     hash: u32,
     /// Seed of the search's random generators
@@ -220,7 +221,9 @@ struct SearchArgs {
 impl SearchArgs {
     fn options(&self) -> Options {
         Options {
-            threads: self.threads as usize,
+            threads: self
+                .threads
+                .map_or_else(|| cores().min(MAX_THREADS), usize::from),
             hash_mb: self.hash as usize,
             seed: self.seed,
             ..Options::default()

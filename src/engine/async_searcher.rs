@@ -67,13 +67,13 @@ pub enum AsyncError {
     #[error("a search is running")]
     Busy,
     /// The searcher was lost (a failed search, or a failed rebuild).
-    #[error("no search trees (an earlier search or allocation failed)")]
+    #[error("no search tree (an earlier search or allocation failed)")]
     NoSearcher,
     /// The search thread could not be started.
     #[error("cannot start the search thread: {0}")]
     Thread(std::io::Error),
     /// The search thread panicked: its searcher is lost.
-    #[error("the search failed; its search trees are lost")]
+    #[error("the search failed; its search tree is lost")]
     Panicked,
     /// The searcher refused new settings (e.g. memory); nothing changed.
     #[error(transparent)]
@@ -210,8 +210,9 @@ impl<G: Game> AsyncSearcher<G> {
     }
 
     /// Brings the idle searcher to `setup` with `net`, the options and the
-    /// evaluator together: the trees stay unless the evaluator changes (or
-    /// the threads or memory do). On error nothing changes.
+    /// evaluator together: the tree stays unless the evaluator or the
+    /// memory changes (the threads share it, whatever their number). On
+    /// error nothing changes.
     pub fn configure(
         &mut self,
         setup: &Setup,

@@ -28,7 +28,7 @@ use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
 use crate::game::{GameKind, Outcome, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
-use crate::search::{Clock, Limits, Options, Report};
+use crate::search::{Clock, Limits, MAX_THREADS, Options, Report, cores};
 use crate::{rules, super15};
 
 use super::game::{AnyLine, GuiGame, Line};
@@ -124,7 +124,8 @@ const NODES_TIMEOUT: Duration = Duration::from_secs(120);
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting worker looks at its wanted job.
 const POLL: Duration = Duration::from_millis(20);
-/// Memory for Ultimo's search trees, in MiB.
+/// Memory for Ultimo's search tree, in MiB (its threads, one per core,
+/// share it).
 const ULTIMO_HASH_MB: usize = 64;
 /// Time Ultimo keeps back from every move (it runs in-process: no pipe to
 /// cross).
@@ -267,6 +268,7 @@ fn searcher<G: GuiGame>(
         // settings for it (`Eval net`).
         let setup = Setup::new(
             Options {
+                threads: cores().min(MAX_THREADS),
                 hash_mb: ULTIMO_HASH_MB,
                 move_overhead: ULTIMO_MOVE_OVERHEAD,
                 ..Options::default()

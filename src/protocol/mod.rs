@@ -45,7 +45,7 @@ pub enum ProtocolError<G: Notation = Position> {
     /// `setoption` cannot set the option.
     #[error(transparent)]
     Option(#[from] OptionError),
-    /// A command that needs the search trees came during a search.
+    /// A command that needs the search tree came during a search.
     #[error("{0} is not allowed during a search; send stop first")]
     Busy(&'static str),
     /// `go` while a search runs.
@@ -363,7 +363,7 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
     fn recover(&mut self, result: Result<(), AsyncError>) {
         if let Err(AsyncError::Panicked) = result {
             self.out
-                .error("internal error: the search failed; search trees reset");
+                .error("internal error: the search failed; search tree reset");
             let _ = self
                 .searcher
                 .rebuild(&self.options.setup, self.net.as_ref(), self.pos);

@@ -54,7 +54,7 @@ impl Default for EngineOptions {
 pub enum Action {
     /// Nothing more.
     None,
-    /// Forget the search trees.
+    /// Forget the search tree.
     ClearHash,
 }
 

@@ -376,7 +376,7 @@ pub struct Progress<'a, M> {
 }
 
 /// Searches every position of the game `start` + `moves` with `searcher`
-/// (its trees cleared before each position) within `limits`, and judges
+/// (its tree cleared before each position) within `limits`, and judges
 /// every move but the first `book` (the opening's book moves, which the
 /// players did not choose). `progress` hears about each position once
 /// searched.

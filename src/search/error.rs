@@ -19,20 +19,18 @@ pub enum SearchError {
     /// Zero MiB of hash was asked for.
     #[error("hash must be at least 1 MiB")]
     NoHash,
-    /// One thread's share of the hash is more than one tree can index.
+    /// The hash is more than the tree can index.
     #[error(
-        "hash of {hash_mb} MiB for {threads} thread(s) gives trees larger than \
-         the {max_mb} MiB one tree can use; set more threads or less hash"
+        "hash of {hash_mb} MiB is more than the {max_mb} MiB the search tree \
+         can use; set less hash"
     )]
     TreeTooLarge {
         /// The hash asked for, in MiB.
         hash_mb: usize,
-        /// The threads asked for.
-        threads: usize,
-        /// The most one tree can use, in MiB.
+        /// The most the tree can use, in MiB.
         max_mb: u64,
     },
-    /// The trees would need more memory than the machine can give.
+    /// The tree would need more memory than the machine can give.
     #[error(
         "hash of {hash_mb} MiB is more than this machine can hold: \
          {available_mb} MiB of memory available"
@@ -40,7 +38,7 @@ pub enum SearchError {
     NotEnoughMemory {
         /// The hash asked for, in MiB.
         hash_mb: usize,
-        /// The memory the trees could have, in MiB.
+        /// The memory the tree could have, in MiB.
         available_mb: u64,
     },
     /// The operating system refused to start the search threads.

@@ -1,4 +1,4 @@
-//! The machine's physical memory, so that the search trees never reserve
+//! The machine's physical memory, so that the search tree never reserves
 //! more than the machine can hold.
 //!
 //! On Linux the figures come from `/proc/meminfo`. Elsewhere they are

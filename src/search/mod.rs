@@ -1,4 +1,5 @@
-//! Parallel Monte Carlo tree search with MCTS-Solver, over any [`Game`].
+//! Parallel Monte Carlo tree search with MCTS-Solver, over any [`Game`],
+//! all threads on one shared tree.
 //!
 //! Each iteration walks down the tree by UCT (first-play urgency for
 //! unvisited children), expands a node once it has been visited
@@ -17,74 +18,128 @@
 //! expanded at its first visit, and one call gives both its value and its
 //! moves' priors ([`Evaluator::evaluate_with_priors`]); a child's score is
 //! `q + c * prior * sqrt(N) / (1 + n)`, an unvisited child's `q` its
-//! parent's less [`Params::fpu_reduction`]. The priors sit in a vector
+//! parent's less [`Params::fpu_reduction`]. The priors sit in an array
 //! beside the nodes (4 bytes a node, within the same memory bound), so the
 //! 16-byte node and the playout search are unchanged.
 //!
-//! # Parallelism: one tree per thread (root parallelism)
+//! # Parallelism: one tree for all threads
 //!
-//! Each thread searches its own tree from the same root with its own random
-//! generator; the root statistics are summed when the search ends, and the
-//! reporting thread reads the others' root statistics through atomics that
-//! they publish every 1024 iterations. Chosen over a shared lock-free tree
-//! (virtual loss, atomic counters), by these measurements on the 2-core
-//! development machines:
+//! All threads search one tree, so that a selective search (PUCT with the
+//! net) sees every iteration, whichever thread ran it. Before, each thread
+//! searched a tree of its own and the root statistics were summed (root
+//! parallelism): it scaled perfectly in iterations, but with the net
+//! 2 threads played no better than 1 (-10 [-35, +14] Elo at 50 ms a move),
+//! each tree seeing half of a search made to go deep.
 //!
-//! - throughput: threads share no cache line in the hot path, so 2 threads
-//!   give 2.05x the iterations per second of 1 (2.07M/s against 1.01M/s,
-//!   `cargo bench --bench search`), above the 1.9x the project asks for. A
-//!   shared tree writes the few nodes near the root from every thread on
-//!   every iteration; the one shared-tree MCTS measured on these machines
-//!   (the `mcts` crate) reached only 1.6-1.7x on 2 threads;
-//! - strength: 2 threads beat 1 by +35 Elo [+10, +60] at 50 ms a move (200
-//!   games). Splitting costs -67 [-96, -39] at an equal total of iterations,
-//!   so a shared tree that kept its throughput would gain more; that is the
-//!   open question for many cores, where Chaslot, Winands and van den Herik
-//!   (2008) still found root parallelism the strongest simple scheme up to
-//!   16 threads;
-//! - each thread's search stays deterministic under a fixed seed and node
-//!   budget, so a multi-threaded `go nodes` is reproducible too.
+//! - A node (`search::node`) keeps its visits and score in one 64-bit atomic
+//!   word (one atomic add updates both, and a reader always gets a
+//!   matching pair) and its proof in another, set once by
+//!   compare-and-swap; its move and its child count are written before
+//!   any other thread can reach it.
+//! - Expansion: one thread locks a node (its first-child word), creates
+//!   the children in slots of its own block of the arena (one
+//!   compare-and-swap a block of up to 1024 slots, so that threads seldom
+//!   touch the allocation counter), sets their priors and publishes them
+//!   with one release store. A thread that meets a node being expanded
+//!   plays out from it (a playout needs no children) or, with PUCT, waits
+//!   the few microseconds the evaluation takes.
+//! - Virtual loss: a thread adds one virtual visit, scored as a loss, to
+//!   each node two plies or more below the root as it descends, and takes
+//!   it back with the result, so that the others look elsewhere meanwhile. Measured with
+//!   the net at a fixed 16,000 iterations a move, 2 threads against 1 (100
+//!   games each, pentanomial Elo): one virtual loss +42 [+12, +73], three
+//!   +10 [-25, +46], one virtual visit scored as the node's mean (so only
+//!   the exploration term shrinks: Leela's visits in flight, WU-UCT's
+//!   unobserved samples) -10 [-35, +14], one loss only on nodes with fewer
+//!   than 256 visits +56 [+28, +85]. At a fixed count of iterations 2
+//!   threads lose nothing to 1 (the virtual loss widens the search a
+//!   little, which pays at these sizes); one loss everywhere is the
+//!   simplest of the best.
+//! - Proofs: a proof is set once (compare-and-swap) and derived only from
+//!   the children's proofs, which never change, so whichever thread sets
+//!   it, it is right, and its distance is that of a line of play that
+//!   achieves it. Proof loads and stores are sequentially consistent: of
+//!   two threads that prove the last two unproven children of a node, at
+//!   least one sees both and proves the parent, so no proof is lost on the
+//!   way up. An iteration that finds the root proven by another thread
+//!   does not count.
+//! - Contention: every iteration passes through the root and one of its
+//!   children, so each thread adds its visits to them 64 iterations at a
+//!   time (selecting at the root with its own visits counted); the
+//!   threads' counters and flags sit on cache lines of their own. What
+//!   remains is the traffic on the lines of the nodes two plies and more
+//!   below the root, which every thread reads and writes. Before the
+//!   root's children were batched too, on the 2-core development machine (`ultimo bench`, medians of
+//!   5 runs in one quiet session) 2 threads ran 1.82x the iterations per
+//!   second of 1 with the net (1.01M/s against 553k/s; 1.81x with a tree
+//!   per thread) but 1.38x with playouts (1.90M/s against 1.38M/s; 1.91x
+//!   with a tree per thread): an iteration with a playout takes 0.7
+//!   microseconds, the same order as a cache line moving between the
+//!   cores, and per second of CPU the second thread did 93% of the work
+//!   of one with the net, 70% with playouts. Still, a tree per thread is
+//!   not kept for playouts: it splits the search (-67 Elo at an equal
+//!   count of iterations), which costs about what the shared tree's lower
+//!   speed does. Batching the root's children's visits as well made 2
+//!   threads faster with playouts in 7 runs of 8 (medians 1.36M/s against
+//!   1.24M/s), no different with the net (655k/s against 615k/s), in two
+//!   sessions too noisy for a ratio to 1 thread (`ultimo bench` with one
+//!   thread varied by 30% between runs on the shared machine).
 //!
-//! Proofs hold in every tree: a root proven in any thread ends the search.
+//! With one thread the search is as it was, deterministic under a fixed
+//! seed and node limit (the `ultimo bench` checksum is unchanged): no
+//! virtual loss, and plain stores where several threads need atomic adds.
+//! With several, a `go nodes` search runs exactly that many iterations in
+//! all (the threads claim the budget in batches), but the result depends
+//! on how the threads interleave, so it may differ from run to run.
+//!
 //! Threads run as long loops on a rayon pool (one job per thread, not one
-//! per iteration), and yield once a millisecond when they occupy every core
-//! so that the input thread sees `stop` at once.
+//! per iteration), the caller's thread searching too and watching the
+//! limits, and they yield once a millisecond when they occupy every core
+//! so that the input thread sees `stop` at once. No more threads run than
+//! the machine has cores (`threads` above that runs as many as there are
+//! cores): with more, the reporting thread, which watches the clock,
+//! would get a small share of the CPU (256 threads on 2 cores made `go
+//! movetime 100` take up to a second), and threads that wait for one
+//! another's expansions would wait for the scheduler.
 //!
-//! No more threads run than the machine has cores: with more trees than
-//! that (`threads` above the core count), each thread searches several
-//! trees in turn, a few hundred iterations at a time. Otherwise the
-//! reporting thread, which watches the clock, would get a small share of
-//! the CPU: 256 threads on 2 cores made `go movetime 100` take up to a
-//! second. Each tree still runs its own iterations with its own generator
-//! and node budget, so a search with a node limit gives the same result
-//! whatever the number of cores.
+//! Statistics are halved when the root's visits near a 32-bit count's
+//! range: the reporting thread waits until the others are between
+//! iterations, with no virtual visit left in the tree, and halves them.
 //!
 //! # Memory
 //!
-//! The `hash` size bounds all trees together (each thread gets an equal
-//! share), counting the nodes and the scratch used to compact a tree. The
-//! node arena is reserved once and never grows past its capacity: when a
-//! tree is full it stops adding nodes and goes on refining the statistics
-//! of the tree it has (iterations end in playouts from its leaves), so the
-//! search keeps returning good moves. Between moves the subtree of the
-//! position actually reached is kept and slid to the front of the arena
-//! (tree reuse); pondering uses the same mechanism.
+//! The `hash` size bounds the tree, whatever the threads, counting the
+//! nodes and the scratch used to compact it. The arena is reserved once,
+//! zeroed (the system hands out its pages as they are first written), and
+//! never grows past its capacity: when the tree is full it stops adding
+//! nodes and goes on refining the statistics of the tree it has
+//! (iterations end in playouts from its leaves), so the search keeps
+//! returning good moves. Between moves the subtree of the position
+//! actually reached is kept and slid to the front of the arena (tree
+//! reuse); pondering uses the same mechanism.
 
 mod error;
 mod memory;
+mod node;
+mod report;
+mod run;
 mod time;
 mod tree;
+mod worker;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use error::SearchError;
 use memory::Memory;
+use report::build_report;
+use run::{Budget, Flags, MainLoop, Run};
 pub use time::{TimePlan, plan};
 use tree::{Tree, bytes_per_node};
+use worker::{Share, Worker};
 
-use crate::game::{ChildCount, Game, Verdict};
+use crate::game::{Game, Verdict};
 
 /// A static evaluation of positions, to value the search's leaves in place
 /// of playouts ([`Searcher::set_evaluator`]).
@@ -171,10 +226,10 @@ impl Default for Params {
 /// Engine settings that outlive one search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// Search threads, one tree each (1 to [`MAX_THREADS`]); at most as
-    /// many as there are cores run at once (see the module docs).
+    /// Search threads, all on one tree (1 to [`MAX_THREADS`]); at most as
+    /// many as there are cores run (see the module docs).
     pub threads: usize,
-    /// Memory for all trees together, in MiB.
+    /// Memory for the tree, in MiB.
     pub hash_mb: usize,
     /// Seed of the random generators (thread `i` uses `seed + i`).
     pub seed: u64,
@@ -315,7 +370,7 @@ pub struct Report<M> {
     pub depth: u32,
     /// Deepest leaf reached.
     pub seldepth: u32,
-    /// How full the fullest tree is, in permille.
+    /// How full the tree is, in permille.
     pub hashfull: u32,
 }
 
@@ -341,250 +396,24 @@ impl<M: Copy> Report<M> {
     }
 }
 
-/// A proof as a byte, for the atomics of [`Share`].
-fn encode_proof(proof: Option<Verdict>) -> u8 {
-    match proof {
-        None => 0,
-        Some(Verdict::Win) => 1,
-        Some(Verdict::Loss) => 2,
-        Some(Verdict::Draw) => 3,
-    }
-}
-
-/// The proof [`encode_proof`] made `byte` from.
-fn decode_proof(byte: u8) -> Option<Verdict> {
-    match byte {
-        1 => Some(Verdict::Win),
-        2 => Some(Verdict::Loss),
-        3 => Some(Verdict::Draw),
-        _ => None,
-    }
-}
-
-/// Root statistics one thread publishes for the thread that reports.
-struct Share {
-    /// The thread's iteration budget, if any.
-    quota: Option<u64>,
-    iterations: AtomicU64,
-    /// The proof of the thread's root (proofs hold in every tree).
-    root_proof: AtomicU8,
-    playouts: AtomicU64,
-    depth_sum: AtomicU64,
-    max_depth: AtomicU32,
-    hashfull: AtomicU32,
-    /// Per root child: visits, score, wins, draws, losses.
-    stats: Vec<[AtomicU32; 5]>,
-    /// Per root child: proof (see [`encode_proof`]) and distance.
-    proof: Vec<[AtomicU8; 2]>,
-}
-
-impl Share {
-    fn new(children: usize, quota: Option<u64>) -> Self {
-        Share {
-            quota,
-            iterations: AtomicU64::new(0),
-            root_proof: AtomicU8::new(encode_proof(None)),
-            playouts: AtomicU64::new(0),
-            depth_sum: AtomicU64::new(0),
-            max_depth: AtomicU32::new(0),
-            hashfull: AtomicU32::new(0),
-            stats: (0..children).map(|_| Default::default()).collect(),
-            proof: (0..children).map(|_| Default::default()).collect(),
-        }
-    }
-
-    fn publish<G: Game>(&self, tree: &Tree<G>) {
-        let r = Ordering::Relaxed;
-        self.iterations.store(tree.iterations, r);
-        self.root_proof.store(encode_proof(tree.root().proof), r);
-        self.playouts.store(tree.playouts, r);
-        self.depth_sum.store(tree.depth_sum, r);
-        self.max_depth.store(tree.max_depth, r);
-        self.hashfull.store(hashfull(tree), r);
-        for (k, c) in tree.root().children().enumerate() {
-            let node = tree.node(c);
-            let [w, d, l] = tree.root_wdl[k];
-            for (slot, v) in self.stats[k].iter().zip([node.visits, node.score, w, d, l]) {
-                slot.store(v, r);
-            }
-            self.proof[k][0].store(encode_proof(node.proof), r);
-            self.proof[k][1].store(node.dist, r);
-        }
-    }
-}
-
-impl Share {
-    /// Adds this thread's published root statistics into `sums`.
-    fn add_to(&self, sums: &mut [ChildSum]) {
-        let r = Ordering::Relaxed;
-        for (k, sum) in sums.iter_mut().enumerate() {
-            let [visits, score, w, d, l] = self.stats[k].each_ref().map(|a| a.load(r));
-            sum.add(
-                visits,
-                score,
-                [w, d, l],
-                decode_proof(self.proof[k][0].load(r)),
-                self.proof[k][1].load(r),
-            );
-        }
-    }
-}
-
-/// The published root statistics of all threads, summed.
-fn sum_shares(shares: &[Share]) -> Vec<ChildSum> {
-    let n = shares.first().map_or(0, |s| s.stats.len());
-    let mut sums = vec![ChildSum::default(); n];
-    for s in shares {
-        s.add_to(&mut sums);
-    }
-    sums
-}
-
-/// The report from the threads' published statistics: one line per root
-/// child that `tree` allows, best first, each with its PV from `pv_of`
-/// (given the child's number).
-fn build_report<G: Game>(
-    shares: &[Share],
-    tree: &Tree<G>,
-    elapsed: Duration,
-    pv_of: impl Fn(usize) -> Vec<G::Move>,
-) -> Report<G::Move> {
-    let r = Ordering::Relaxed;
-    let (mut nodes, mut playouts, mut depth_sum, mut seldepth, mut full) = (0, 0, 0, 0, 0);
-    for s in shares {
-        nodes += s.iterations.load(r);
-        playouts += s.playouts.load(r);
-        depth_sum += s.depth_sum.load(r);
-        seldepth = seldepth.max(s.max_depth.load(r));
-        full = full.max(s.hashfull.load(r));
-    }
-    let sums = sum_shares(shares);
-    let first = tree.root().first_child as usize;
-    let mut order: Vec<usize> = (0..sums.len()).filter(|&k| tree.root_allowed(k)).collect();
-    order.sort_by(|&a, &b| sums[b].key().cmp(&sums[a].key()));
-    let lines = order
-        .into_iter()
-        .map(|k| sums[k].line(tree.node(first + k).mv, pv_of(k), tree.unit()))
-        .collect();
-    Report {
-        lines,
-        nodes,
-        elapsed,
-        depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
-        seldepth,
-        hashfull: full,
-    }
-}
-
-/// The PV from node `child` of `tree` (the move into it first).
-fn pv_through<G: Game>(tree: &Tree<G>, child: usize) -> Vec<G::Move> {
-    let mut pv = vec![tree.node(child).mv];
-    pv.extend(tree.pv_from(child, MAX_PV - 1));
-    pv
-}
-
-fn hashfull<G: Game>(tree: &Tree<G>) -> u32 {
-    (tree.len() as u64 * 1000 / tree.capacity() as u64) as u32
-}
-
-/// Summed statistics of one root child over all trees.
-#[derive(Copy, Clone, Default)]
-struct ChildSum {
-    visits: u64,
-    score: u64,
-    wdl: [u64; 3],
-    proof: Option<Verdict>,
-    dist: u8,
-}
-
-impl ChildSum {
-    fn add(&mut self, visits: u32, score: u32, wdl: [u32; 3], proof: Option<Verdict>, dist: u8) {
-        self.visits += visits as u64;
-        self.score += score as u64;
-        for (a, b) in self.wdl.iter_mut().zip(wdl) {
-            *a += b as u64;
-        }
-        if proof.is_some() && self.proof.is_none() {
-            self.proof = proof;
-            self.dist = dist;
-        }
-    }
-
-    /// Ordering key: larger is better (the same as `tree::best_child`'s).
-    fn key(&self) -> (u8, i64, u64, u64) {
-        tree::preference(self.proof, self.dist, self.visits, self.score)
-    }
-
-    /// The line for move `mv`; `unit` is the trees' score unit.
-    fn line<M>(&self, mv: M, pv: Vec<M>, unit: u32) -> Line<M> {
-        let proven = self.proof.map(|verdict| Proven {
-            verdict,
-            plies: self.dist as u32 + 1,
-        });
-        let q = match self.proof {
-            Some(v) => v.score(),
-            None if self.visits == 0 => 0.5,
-            None => self.score as f64 / (2.0 * unit as f64 * self.visits as f64),
-        };
-        let wdl = match self.proof {
-            Some(Verdict::Win) => [1000, 0, 0],
-            Some(Verdict::Loss) => [0, 0, 1000],
-            Some(Verdict::Draw) => [0, 1000, 0],
-            None => permille(self.wdl, q),
-        };
-        Line {
-            mv,
-            visits: self.visits,
-            q,
-            wdl,
-            proven,
-            pv,
-        }
-    }
-}
-
-/// Win/draw/loss counts as permille summing to 1000; with no counts, an
-/// estimate from the expected score `q` with no draws.
-fn permille(counts: [u64; 3], q: f64) -> [u32; 3] {
-    let total: u64 = counts.iter().sum();
-    if total == 0 {
-        let w = (q * 1000.0).round() as u32;
-        return [w, 0, 1000 - w.min(1000)];
-    }
-    let w = (counts[0] * 1000 + total / 2) / total;
-    let d = (counts[1] * 1000 + total / 2) / total;
-    let w = w.min(1000) as u32;
-    let d = (d as u32).min(1000 - w);
-    [w, d, 1000 - w - d]
-}
-
-/// The cores this process may use.
-fn cores() -> usize {
+/// The cores this process may use (at least 1): the most search threads
+/// that run at once, and the thread count of the tools that use every core
+/// unless told otherwise (`analyze`, `play`, the GUI's engine).
+pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Iterations between two looks at the limits by the reporting thread
-/// (at most, with a clock; see [`MainLoop::run`]).
-const CHECK_EVERY: u32 = 256;
-/// With a clock, the reporting thread's chunks of iterations grow while they
-/// take less than this...
-const CHUNK_FAST: Duration = Duration::from_micros(500);
-/// ...and shrink while they take more than this.
-const CHUNK_SLOW: Duration = Duration::from_millis(2);
-/// Iterations between two publications of a thread's root statistics.
-const PUBLISH_EVERY: u32 = 1024;
-/// Longest PV reported.
-const MAX_PV: usize = 32;
-
-/// The most search threads (trees) a searcher takes.
+/// The most search threads a searcher takes.
 pub const MAX_THREADS: usize = 256;
 
-/// The search: one tree per thread, kept between moves.
+/// The search: one tree that all its threads share, kept between moves.
 pub struct Searcher<G: Game> {
     options: Options,
-    /// One per thread; never empty once the searcher exists.
-    trees: Vec<Tree<G>>,
+    tree: Tree<G>,
+    /// The helper threads; the caller's thread searches too.
     pool: Option<rayon::ThreadPool>,
+    /// Each running thread's own state, the caller's first.
+    workers: Vec<Worker<G>>,
     /// Reads the machine's memory (a stand-in in tests).
     memory: fn() -> Option<Memory>,
     /// Values the leaves instead of playouts, when set.
@@ -592,7 +421,7 @@ pub struct Searcher<G: Game> {
 }
 
 impl<G: Game> Searcher<G> {
-    /// A searcher with these options, its trees at `root`.
+    /// A searcher with these options, its tree at `root`.
     pub fn new(options: Options, root: G) -> Result<Self, SearchError> {
         Self::with_memory(options, root, memory::probe)
     }
@@ -602,15 +431,17 @@ impl<G: Game> Searcher<G> {
         root: G,
         memory: fn() -> Option<Memory>,
     ) -> Result<Self, SearchError> {
-        let mut s = Searcher {
-            options: options.clone(),
-            trees: Vec::new(),
-            pool: None,
+        let (capacity, _) = check_sizes::<G>(&options, memory, 0.0, 0.0)?;
+        let pool = build_pool(options.threads)?;
+        let tree = Tree::new(capacity, root)?;
+        Ok(Searcher {
+            options,
+            tree,
+            pool,
+            workers: Vec::new(),
             memory,
             evaluator: None,
-        };
-        s.rebuild(&options, root)?;
-        Ok(s)
+        })
     }
 
     /// The current options.
@@ -619,17 +450,15 @@ impl<G: Game> Searcher<G> {
     }
 
     /// Values the leaves with `evaluator` instead of playouts (`None`: back
-    /// to playouts). Forgets the trees, whose scores were made the other
+    /// to playouts). Forgets the tree, whose scores were made the other
     /// way.
     pub fn set_evaluator(&mut self, evaluator: Option<Arc<dyn Evaluator<G>>>) {
         self.evaluator = evaluator;
         let unit = self.unit();
-        for tree in &mut self.trees {
-            tree.set_unit(unit);
-        }
+        self.tree.set_unit(unit);
     }
 
-    /// The trees' score unit: finer with an evaluator.
+    /// The tree's score unit: finer with an evaluator.
     fn unit(&self) -> u32 {
         if self.evaluator.is_some() {
             tree::EVAL_UNIT
@@ -643,138 +472,76 @@ impl<G: Game> Searcher<G> {
         self.evaluator.is_some()
     }
 
-    /// Changes the options; threads and hash changes rebuild the trees.
-    /// On error nothing changes (see [`SearchError`]).
+    /// Changes the options: a threads change replaces the thread pool, a
+    /// hash change the tree. On error nothing changes (see
+    /// [`SearchError`]).
     ///
-    /// The trees of all threads together stay within the hash size, which
-    /// must fit in the machine's memory: the memory available now plus
-    /// what the current trees use.
+    /// The tree stays within the hash size, which must fit in the
+    /// machine's memory: the memory available now plus what the current
+    /// tree uses.
     pub fn set_options(&mut self, options: Options, root: G) -> Result<(), SearchError> {
-        if options.threads != self.options.threads || options.hash_mb != self.options.hash_mb {
-            self.rebuild(&options, root)?;
+        let new_threads = options.threads != self.options.threads;
+        let new_hash = options.hash_mb != self.options.hash_mb;
+        if new_threads || new_hash {
+            let in_use = self.tree.bytes_in_use();
+            let reserved = self.tree_capacity() as f64 * bytes_per_node::<G::Move, G::ChildCount>();
+            let (capacity, both_fit) = check_sizes::<G>(&options, self.memory, in_use, reserved)?;
+            let pool = if new_threads {
+                Some(build_pool(options.threads)?)
+            } else {
+                None
+            };
+            if new_hash {
+                self.replace_tree(capacity, root, both_fit)?;
+            }
+            if let Some(pool) = pool {
+                self.pool = pool;
+            }
         }
         self.options = options;
         Ok(())
     }
 
-    /// Checks the thread count and hash size of `options` and replaces the
-    /// trees and the thread pool by new ones of those sizes.
-    fn rebuild(&mut self, options: &Options, root: G) -> Result<(), SearchError> {
-        let (threads, hash_mb) = (options.threads, options.hash_mb);
-        if threads == 0 {
-            return Err(SearchError::NoThreads);
-        }
-        if threads > MAX_THREADS {
-            return Err(SearchError::TooManyThreads {
-                threads,
-                max: MAX_THREADS,
-            });
-        }
-        if hash_mb == 0 {
-            return Err(SearchError::NoHash);
-        }
-        let capacity = tree::capacity_for::<G::Move, G::ChildCount>(hash_mb, threads);
-        if capacity > tree::MAX_NODES {
-            return Err(SearchError::TreeTooLarge {
-                hash_mb,
-                threads,
-                max_mb: (tree::MAX_NODES as f64 * bytes_per_node::<G::Move, G::ChildCount>()
-                    / tree::MIB) as u64,
-            });
-        }
-        let needed = capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>() * threads as f64;
-        // Whether the new trees fit in memory while the old ones still
-        // exist, as if all of both were in use (unknown without figures).
-        let mut both_fit = false;
-        if let Some(mem) = (self.memory)() {
-            // The trees' memory once they are full, against what the machine
-            // has left plus what the current trees hold (freed with them).
-            let in_use: f64 = self.trees.iter().map(|t| t.bytes_in_use()).sum();
-            let usable = (mem.available as f64 + in_use).min(mem.total as f64);
-            if needed > usable {
-                return Err(SearchError::NotEnoughMemory {
-                    hash_mb,
-                    available_mb: (usable / tree::MIB) as u64,
-                });
-            }
-            let reserved = self.tree_capacity() as f64
-                * bytes_per_node::<G::Move, G::ChildCount>()
-                * self.trees.len() as f64;
-            both_fit = needed + reserved <= usable;
-        }
-        // No more threads than cores: each runs its share of the trees in
-        // turn (see the module docs).
-        let workers = threads.min(cores());
-        let pool = if workers > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(workers - 1)
-                .thread_name(|i| format!("ultimo-search-{}", i + 1))
-                .build()
-                .map_err(|source| SearchError::ThreadPool { threads, source })?;
-            Some(pool)
-        } else {
-            None
-        };
-        // New trees first, while the old ones stay, wherever the system
-        // lets both be reserved (reserving takes address space, not memory,
-        // where memory is overcommitted): a failure then leaves everything
-        // as it was.
-        let trees = match Self::build_trees(options, capacity, root) {
-            Ok(trees) => trees,
-            Err(e) if self.trees.is_empty() || both_fit => return Err(e),
+    /// Replaces the tree by one of `capacity` nodes. The new tree is made
+    /// first, while the old one stays, wherever the system lets both be
+    /// reserved (reserving takes address space, not memory, where memory
+    /// is overcommitted): a failure then leaves everything as it was.
+    /// Otherwise (`both_fit` false: old and new may not fit together, on a
+    /// system that commits memory when it is reserved) the old tree is
+    /// freed and the new one tried again; failing that, the old size comes
+    /// back (its contents are gone), or at worst the smallest tree.
+    fn replace_tree(
+        &mut self,
+        capacity: usize,
+        root: G,
+        both_fit: bool,
+    ) -> Result<(), SearchError> {
+        match Tree::new(capacity, root) {
+            Ok(tree) => self.tree = tree,
+            Err(e) if both_fit => return Err(e),
             Err(_) => {
-                // Old and new may not fit together (on a system that commits
-                // memory when it is reserved): free the old trees and try
-                // again.
-                let old_capacity = self.tree_capacity();
-                let old_count = self.trees.len();
-                self.trees = Vec::new();
-                match Self::build_trees(options, capacity, root) {
-                    Ok(trees) => trees,
+                let old = tree::capacity_for::<G::Move, G::ChildCount>(self.options.hash_mb);
+                self.tree = Tree::minimal(root);
+                match Tree::new(capacity, root) {
+                    Ok(tree) => self.tree = tree,
                     Err(e) => {
-                        // Back to the old sizes; the old contents are gone.
-                        // If even that fails, the smallest trees: a searcher
-                        // always has one tree per thread.
-                        let old = Options {
-                            threads: old_count,
-                            ..self.options.clone()
-                        };
-                        self.trees =
-                            Self::build_trees(&old, old_capacity, root).unwrap_or_else(|_| {
-                                (0..old_count)
-                                    .map(|i| Tree::minimal(root, old.seed.wrapping_add(i as u64)))
-                                    .collect()
-                            });
+                        self.tree = Tree::new(old, root).unwrap_or_else(|_| Tree::minimal(root));
                         return Err(e);
                     }
                 }
             }
-        };
-        self.trees = trees;
-        self.pool = pool;
+        }
         Ok(())
     }
 
-    fn build_trees(
-        options: &Options,
-        capacity: usize,
-        root: G,
-    ) -> Result<Vec<Tree<G>>, SearchError> {
-        (0..options.threads)
-            .map(|i| Tree::new(capacity, root, options.seed.wrapping_add(i as u64)))
-            .collect()
-    }
-
-    /// Forgets all trees (a new game).
+    /// Forgets the tree (a new game).
     pub fn clear(&mut self, root: G) {
-        for tree in &mut self.trees {
-            tree.reset(root);
-        }
+        self.tree.reset(root);
     }
 
-    /// Most nodes one thread's tree can hold.
+    /// Most nodes the tree can hold.
     pub fn tree_capacity(&self) -> usize {
-        self.trees.first().map_or(0, |t| t.capacity())
+        self.tree.capacity()
     }
 
     /// Searches `root` within `limits`, calling `on_info` about once a
@@ -790,388 +557,143 @@ impl<G: Game> Searcher<G> {
     ) -> Report<G::Move> {
         let start = Instant::now();
         let params = self.options.params;
-        let threads = self.trees.len();
-        let workers = self
+        let threads = self
             .pool
             .as_ref()
             .map_or(1, |p| p.current_num_threads() + 1)
-            .min(threads);
+            .min(self.options.threads);
         let unit = self.unit();
-        for (i, tree) in self.trees.iter_mut().enumerate() {
-            if tree.unit() != unit {
-                // Rebuilt trees start in playout units.
-                tree.set_unit(unit);
-            }
-            tree.advance(root);
-            tree.reseed(self.options.seed.wrapping_add(i as u64));
-            tree.begin_search(&params, searchmoves, self.evaluator.as_deref());
+        if self.tree.unit() != unit {
+            // A rebuilt tree starts in playout units.
+            self.tree.set_unit(unit);
         }
+        self.tree.advance(root);
+        let eval = self.evaluator.as_deref();
+        self.tree.begin_search(&params, searchmoves, eval, threads);
+        self.workers.truncate(threads);
+        while self.workers.len() < threads {
+            self.workers.push(Worker::new(0));
+        }
+        for (i, w) in self.workers.iter_mut().enumerate() {
+            w.begin(&self.tree, self.options.seed.wrapping_add(i as u64));
+        }
+        let children = self.tree.root().num_children();
+        let shares: Vec<Share> = (0..threads).map(|_| Share::new(children)).collect();
         if root.outcome().is_some() {
             // Nothing to search; an infinite or ponder search still waits.
             while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            return self.report(start);
+            return build_report(&self.tree, &shares, start.elapsed());
         }
-        let quota = |i: usize| {
-            limits.nodes.map(|n| {
-                let n = n.max(1);
-                n / threads as u64 + u64::from((i as u64) < n % threads as u64)
-            })
-        };
-        let children = self.trees[0].root().num_children.to_usize();
-        let shares: Vec<Share> = (0..threads)
-            .map(|i| Share::new(children, quota(i)))
-            .collect();
-        for (tree, share) in self.trees.iter().zip(&shares) {
-            // Proofs found by begin_search count from the start.
-            share.publish(tree);
-        }
-        let done = AtomicBool::new(false);
-        let plan = plan(
-            limits,
-            self.options.move_overhead,
-            root.ply(),
-            G::EXPECTED_PLIES,
-        );
-        let ctx = RunContext {
+        let budget = Budget::new(limits.nodes.map(|n| n.max(1)));
+        let flags = Flags::default();
+        let run = Run {
+            tree: &self.tree,
             params: &params,
-            eval: self.evaluator.as_deref(),
+            eval,
             control,
-            done: &done,
+            shares: &shares,
+            budget: &budget,
+            flags: &flags,
+            shared: threads > 1,
             infinite: limits.infinite,
-            yield_cpu: workers >= cores(),
+            yield_cpu: threads >= cores(),
         };
-
-        let mut groups = groups(&mut self.trees, &shares, workers);
-        let (main_group, rest) = groups.split_first_mut().expect("at least one group");
         let mut main = MainLoop {
-            ctx: &ctx,
-            plan,
+            run: &run,
+            plan: plan(
+                limits,
+                self.options.move_overhead,
+                root.ply(),
+                G::EXPECTED_PLIES,
+            ),
             depth_limit: limits.depth,
             start,
-            shares: &shares,
             on_info,
             last_info: start,
             info_interval: Duration::from_millis(1000),
         };
+        let (first, rest) = self.workers.split_first_mut().expect("at least one thread");
         match &self.pool {
             Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
-                for group in rest.iter_mut() {
-                    let ctx = &ctx;
-                    s.spawn(move |_| worker(group, ctx));
+                for (worker, share) in rest.iter_mut().zip(&shares[1..]) {
+                    let run = &run;
+                    s.spawn(move |_| run.helper(worker, share));
                 }
-                main.run(main_group);
+                main.run(first);
             }),
-            _ => main.run(main_group),
+            _ => main.run(first),
         }
-        drop(groups);
-        self.report(start)
-    }
-
-    /// The results summed over all trees, with each line's PV from the tree
-    /// that searched that move most.
-    fn report(&self, start: Instant) -> Report<G::Move> {
-        let main_tree = &self.trees[0];
-        let n = main_tree.root().num_children.to_usize();
-        let shares: Vec<Share> = self
-            .trees
-            .iter()
-            .map(|tree| {
-                let share = Share::new(n, None);
-                share.publish(tree);
-                share
-            })
-            .collect();
-        build_report(&shares, main_tree, start.elapsed(), |k| {
-            let (tree, child) = self
-                .trees
-                .iter()
-                .map(|t| (t, t.root().first_child as usize + k))
-                .max_by_key(|(t, c)| t.node(*c).visits)
-                .expect("at least one tree");
-            pv_through(tree, child)
-        })
+        build_report(&self.tree, &shares, start.elapsed())
     }
 }
 
-/// What every search thread needs.
-struct RunContext<'a, G: Game> {
-    params: &'a Params,
-    /// Values leaves in place of playouts, when set.
-    eval: Option<&'a dyn Evaluator<G>>,
-    control: &'a Control,
-    done: &'a AtomicBool,
-    infinite: bool,
-    /// Whether the search threads occupy every core, so that they should
-    /// yield now and then to the thread that reads `stop`.
-    yield_cpu: bool,
-}
-
-impl<G: Game> RunContext<'_, G> {
-    fn stopped(&self) -> bool {
-        self.control.is_stopped() || self.done.load(Ordering::Relaxed)
+/// Checks the thread count and hash size of `options`: the tree's
+/// capacity, and whether a new tree fits in memory beside the current one
+/// (which uses `in_use` bytes of the `reserved` it holds). Refuses a hash
+/// the machine cannot hold: the memory available now plus what the
+/// current tree uses.
+fn check_sizes<G: Game>(
+    options: &Options,
+    memory: fn() -> Option<Memory>,
+    in_use: f64,
+    reserved: f64,
+) -> Result<(usize, bool), SearchError> {
+    let (threads, hash_mb) = (options.threads, options.hash_mb);
+    if threads == 0 {
+        return Err(SearchError::NoThreads);
     }
-}
-
-/// One tree as a search thread runs it: the tree, where it publishes and
-/// its iteration budget.
-struct Slot<'a, G: Game> {
-    tree: &'a mut Tree<G>,
-    share: &'a Share,
-    quota: Option<u64>,
-}
-
-impl<G: Game> Slot<'_, G> {
-    /// Whether the tree has work left: budget, and a root not yet proven.
-    fn active(&self) -> bool {
-        self.tree.root().proof.is_none() && self.quota.is_none_or(|q| self.tree.iterations < q)
-    }
-
-    /// Runs up to `n` iterations, fewer when the search stops, the root is
-    /// proven or the budget is spent, and publishes the statistics.
-    fn run(&mut self, n: u32, ctx: &RunContext<G>) {
-        for _ in 0..n {
-            if ctx.stopped() || !self.active() {
-                break;
-            }
-            self.tree.iterate(ctx.params, ctx.eval);
-        }
-        self.share.publish(self.tree);
-    }
-}
-
-/// Splits the trees (with their shares and budgets) into `threads` groups,
-/// tree `i` to group `i % threads`: each search thread runs its group's
-/// trees in turn. Tree 0 goes to group 0, the reporting thread's.
-fn groups<'a, G: Game>(
-    trees: &'a mut [Tree<G>],
-    shares: &'a [Share],
-    threads: usize,
-) -> Vec<Vec<Slot<'a, G>>> {
-    let mut groups: Vec<Vec<Slot<'a, G>>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, (tree, share)) in trees.iter_mut().zip(shares).enumerate() {
-        groups[i % threads].push(Slot {
-            tree,
-            share,
-            quota: share.quota,
+    if threads > MAX_THREADS {
+        return Err(SearchError::TooManyThreads {
+            threads,
+            max: MAX_THREADS,
         });
     }
-    groups
+    if hash_mb == 0 {
+        return Err(SearchError::NoHash);
+    }
+    let per_node = bytes_per_node::<G::Move, G::ChildCount>();
+    let capacity = tree::capacity_for::<G::Move, G::ChildCount>(hash_mb);
+    if capacity > tree::MAX_NODES {
+        return Err(SearchError::TreeTooLarge {
+            hash_mb,
+            max_mb: (tree::MAX_NODES as f64 * per_node / tree::MIB) as u64,
+        });
+    }
+    let needed = capacity as f64 * per_node;
+    // Whether the new tree fits in memory while the old one still exists,
+    // as if all of both were in use (unknown without figures).
+    let mut both_fit = false;
+    if let Some(mem) = memory() {
+        // The tree's memory once it is full, against what the machine has
+        // left plus what the current tree holds (freed with it).
+        let usable = (mem.available as f64 + in_use).min(mem.total as f64);
+        if needed > usable {
+            return Err(SearchError::NotEnoughMemory {
+                hash_mb,
+                available_mb: (usable / tree::MIB) as u64,
+            });
+        }
+        both_fit = needed + reserved <= usable;
+    }
+    Ok((capacity, both_fit))
 }
 
-/// A helper thread: runs its trees in turn until told to stop; waits once
-/// none has anything left to do.
-fn worker<G: Game>(group: &mut [Slot<G>], ctx: &RunContext<G>) {
-    while !ctx.stopped() {
-        let mut busy = false;
-        for slot in group.iter_mut().filter(|s| s.active()) {
-            busy = true;
-            slot.run(PUBLISH_EVERY, ctx);
-            if ctx.yield_cpu {
-                // Let the input thread run promptly when every core
-                // searches (stop latency); one system call a millisecond.
-                std::thread::yield_now();
-            }
-        }
-        if !busy {
-            // Nothing left to do; wait for the reporting thread.
-            for slot in group.iter() {
-                slot.share.publish(slot.tree);
-            }
-            std::thread::sleep(Duration::from_micros(200));
-        }
+/// The helper threads for `threads` search threads: one fewer, the
+/// caller's thread searching too, and no more threads than cores in all
+/// (see the module docs).
+fn build_pool(threads: usize) -> Result<Option<rayon::ThreadPool>, SearchError> {
+    let running = threads.min(cores());
+    if running <= 1 {
+        return Ok(None);
     }
-    for slot in group.iter() {
-        slot.share.publish(slot.tree);
-    }
-}
-
-/// The reporting thread: searches like a worker, and also watches the
-/// limits, stops the others and reports progress.
-struct MainLoop<'a, 'b, G: Game> {
-    ctx: &'a RunContext<'a, G>,
-    plan: Option<TimePlan>,
-    depth_limit: Option<u32>,
-    start: Instant,
-    shares: &'a [Share],
-    on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
-    last_info: Instant,
-    info_interval: Duration,
-}
-
-impl<G: Game> MainLoop<'_, '_, G> {
-    /// Runs the group's trees in turn, the main tree (the one whose depth
-    /// the depth limit reads and whose PVs the info reports show) first.
-    fn run(&mut self, group: &mut [Slot<G>]) {
-        let ctx = self.ctx;
-        let mut was_pondering = ctx.control.is_pondering();
-        let mut time_base = self.start;
-        let mut chunks = 0u32;
-        // With a clock, the chunk between two looks at it adapts to the
-        // game's speed: 256 UTTT iterations take a quarter of a millisecond,
-        // 256 slow ones (long playouts, as in Super 1 al 5 with uniform
-        // playouts) could take longer than the whole move. Without one the
-        // chunk is fixed, so that a depth limit ends at the same iteration
-        // on every machine.
-        let timed = self.plan.is_some();
-        let mut chunk = if timed { 1 } else { CHECK_EVERY };
-        'search: loop {
-            if ctx.control.is_stopped() {
-                break;
-            }
-            let pondering = ctx.control.is_pondering();
-            if was_pondering && !pondering {
-                // ponderhit: the clock starts now.
-                time_base = Instant::now();
-                was_pondering = false;
-            }
-            let waiting = ctx.infinite || pondering;
-            let proven = self.root_proven();
-            if proven || !group.iter().any(|s| s.active()) {
-                if !waiting && (proven || self.others_finished()) {
-                    break;
-                }
-                for slot in group.iter() {
-                    slot.share.publish(slot.tree);
-                }
-                self.maybe_info(group[0].tree);
-                std::thread::sleep(Duration::from_micros(200));
-                continue;
-            }
-            for i in 0..group.len() {
-                if !group[i].active() {
-                    continue;
-                }
-                let began = timed.then(Instant::now);
-                group[i].run(chunk, ctx);
-                if let Some(began) = began {
-                    let took = began.elapsed();
-                    if took < CHUNK_FAST {
-                        chunk = (chunk * 2).min(CHECK_EVERY);
-                    } else if took > CHUNK_SLOW {
-                        chunk = (chunk / 2).max(1);
-                    }
-                }
-                chunks += 1;
-                if ctx.yield_cpu && chunks.is_multiple_of(4) {
-                    // As in the workers: let the input thread run promptly.
-                    std::thread::yield_now();
-                }
-                if ctx.control.is_stopped()
-                    || (!waiting && self.limits_reached(group[0].tree, time_base))
-                {
-                    break 'search;
-                }
-                self.maybe_info(group[0].tree);
-            }
-        }
-        self.ctx.done.store(true, Ordering::SeqCst);
-        for slot in group.iter() {
-            slot.share.publish(slot.tree);
-        }
-    }
-
-    /// Whether any tree has proven the root (proofs hold in every tree),
-    /// or a root move is proven a win in any tree (which proves the root).
-    fn root_proven(&self) -> bool {
-        let win = encode_proof(Some(Verdict::Win));
-        self.shares.iter().any(|s| {
-            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
-                || s.proof.iter().any(|p| p[0].load(Ordering::Relaxed) == win)
-        })
-    }
-
-    /// With node quotas, whether every thread has spent its own.
-    fn others_finished(&self) -> bool {
-        self.shares.iter().all(|s| {
-            decode_proof(s.root_proof.load(Ordering::Relaxed)).is_some()
-                || s.quota
-                    .is_none_or(|q| s.iterations.load(Ordering::Relaxed) >= q)
-        })
-    }
-
-    /// Time, depth and settledness checks.
-    fn limits_reached(&self, tree: &Tree<G>, time_base: Instant) -> bool {
-        if let Some(d) = self.depth_limit {
-            // The depth is the mean depth at which playouts start; iterations
-            // that end in proven nodes do not count, since they cannot
-            // deepen the tree. Stop too once the best move is proven or the
-            // tree is full, so that a depth limit always ends.
-            let depth_reached = match tree.depth_sum.checked_div(tree.playouts) {
-                Some(mean) => mean >= d as u64,
-                // Every iteration ended in a proven node: nothing is left to
-                // deepen.
-                None => tree.iterations > 0,
-            };
-            if depth_reached || tree.full || self.best_is_proven() {
-                return true;
-            }
-        }
-        let Some(plan) = self.plan else {
-            return false;
-        };
-        let elapsed = time_base.elapsed();
-        if elapsed >= plan.hard {
-            return true;
-        }
-        let (best, second) = self.top_two();
-        if elapsed >= plan.soft {
-            // Past the soft limit, go on only while the choice is close.
-            return best >= second.saturating_mul(2) || plan.soft == plan.hard;
-        }
-        // Before it, stop early when the runner-up cannot catch up in the
-        // time left to the soft limit at the current speed.
-        if elapsed >= plan.soft / 4 && plan.soft != plan.hard {
-            let rate = self.total_iterations() as f64 / elapsed.as_secs_f64().max(1e-6);
-            let left = (plan.soft - elapsed).as_secs_f64() * rate;
-            return (best - second) as f64 > left;
-        }
-        false
-    }
-
-    /// Whether the best root move (over all threads) is proven.
-    fn best_is_proven(&self) -> bool {
-        sum_shares(self.shares)
-            .into_iter()
-            .max_by_key(|c| c.key())
-            .is_some_and(|c| c.proof.is_some())
-    }
-
-    fn total_iterations(&self) -> u64 {
-        self.shares
-            .iter()
-            .map(|s| s.iterations.load(Ordering::Relaxed))
-            .sum()
-    }
-
-    /// Visits of the two most visited root moves, over all threads.
-    fn top_two(&self) -> (u64, u64) {
-        let mut visits: Vec<u64> = sum_shares(self.shares).iter().map(|c| c.visits).collect();
-        visits.sort_unstable_by(|a, b| b.cmp(a));
-        (
-            visits.first().copied().unwrap_or(0),
-            visits.get(1).copied().unwrap_or(0),
-        )
-    }
-
-    fn maybe_info(&mut self, tree: &Tree<G>) {
-        if self.last_info.elapsed() < self.info_interval {
-            return;
-        }
-        self.last_info = Instant::now();
-        let report = self.snapshot(tree);
-        (self.on_info)(&report);
-    }
-
-    /// Current results from the published statistics, PVs from this
-    /// thread's tree.
-    fn snapshot(&self, tree: &Tree<G>) -> Report<G::Move> {
-        let first = tree.root().first_child as usize;
-        build_report(self.shares, tree, self.start.elapsed(), |k| {
-            pv_through(tree, first + k)
-        })
-    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(running - 1)
+        .thread_name(|i| format!("ultimo-search-{}", i + 1))
+        .build()
+        .map(Some)
+        .map_err(|source| SearchError::ThreadPool { threads, source })
 }
 
 #[cfg(test)]

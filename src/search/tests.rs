@@ -9,6 +9,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
 use super::memory::Memory;
+use super::node;
 use super::*;
 use crate::rules::{Move, Position};
 
@@ -56,6 +57,16 @@ fn solve(pos: &Position, depth: u32) -> Option<i32> {
         }
     }
     if unknown { None } else { Some(best) }
+}
+
+/// What [`solve`] gives the opponent after a move proven `verdict` for
+/// the player who made it.
+fn for_opponent(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Win => -1,
+        Verdict::Loss => 1,
+        Verdict::Draw => 0,
+    }
 }
 
 /// Positions from seeded random games where the side to move has a forced
@@ -160,11 +171,7 @@ fn proofs_agree_with_exhaustive_search() {
             let mut child = pos;
             child.play(line.mv);
             // The result for the opponent, who moves after `line.mv`.
-            let want = match proven.verdict {
-                Verdict::Win => -1,
-                Verdict::Loss => 1,
-                Verdict::Draw => 0,
-            };
+            let want = for_opponent(proven.verdict);
             assert_eq!(
                 solve(&child, plies - 1),
                 Some(want),
@@ -232,10 +239,6 @@ fn same_seed_same_search() {
     );
     let c = run(&mut searcher(1, 32, 43), &pos, &nodes(30_000));
     assert_ne!(a.lines, c.lines, "another seed searches differently");
-    // Several threads are deterministic too, each with its own seed.
-    let d = run(&mut searcher(2, 32, 42), &pos, &nodes(30_000));
-    let e = run(&mut searcher(2, 32, 42), &pos, &nodes(30_000));
-    assert_eq!(d.lines, e.lines);
 }
 
 #[test]
@@ -251,7 +254,7 @@ fn memory_bound_is_honoured() {
         "the tree filled up: {}",
         report.hashfull
     );
-    assert!(s.trees[0].len() <= capacity);
+    assert!(s.tree.len() <= capacity);
     assert!(Position::startpos().is_legal(report.best_move().unwrap()));
     // The search still finds a forced win with a full tree.
     let pos = forced_wins(3, 1)[0];
@@ -288,26 +291,37 @@ fn reuse_gives_the_fresh_answer() {
     let mut pos = Position::startpos();
     pos.play(first.best_move().unwrap());
     let kept = first.lines[0].visits;
-    s.trees[0].advance(&pos);
-    assert_eq!(s.trees[0].root().visits as u64, kept);
+    s.tree.advance(&pos);
+    assert_eq!(s.tree.root().visits() as u64, kept);
 }
 
 #[test]
 fn searchmoves_restricts_the_root() {
     let pos = Position::startpos();
     let allowed: Vec<Move> = ["a1", "i9"].iter().map(|m| m.parse().unwrap()).collect();
-    let mut s = searcher(1, 16, 0);
-    let report = s.search(&pos, &nodes(5_000), &allowed, &Control::new(), &mut |_| {});
-    assert_eq!(report.lines.len(), 2);
-    assert!(allowed.contains(&report.best_move().unwrap()));
-    assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 5_000);
+    for threads in [1, 4] {
+        let mut s = forced(threads, 16, 0);
+        let report = s.search(&pos, &nodes(5_000), &allowed, &Control::new(), &mut |_| {});
+        assert_eq!(report.lines.len(), 2);
+        assert!(allowed.contains(&report.best_move().unwrap()));
+        assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 5_000);
+    }
 }
 
 #[test]
 fn lines_cover_every_move_best_first() {
+    // One thread, and four on the shared tree (multi-PV, WDL and the
+    // ponder move come from the one tree either way).
+    for threads in [1, 4] {
+        lines_cover_every_move(threads);
+    }
+}
+
+fn lines_cover_every_move(threads: usize) {
     let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
-    let report = run(&mut searcher(1, 16, 0), &pos, &nodes(20_000));
+    let report = run(&mut forced(threads, 16, 0), &pos, &nodes(20_000));
     assert_eq!(report.lines.len(), 8);
+    assert_eq!(report.lines.iter().map(|l| l.visits).sum::<u64>(), 20_000);
     for pair in report.lines.windows(2) {
         assert!(pair[0].visits >= pair[1].visits);
     }
@@ -343,12 +357,12 @@ fn movetime_is_honoured() {
         movetime: Some(Duration::from_millis(150)),
         ..Limits::default()
     };
-    let start = Instant::now();
     let report = run(&mut s, &Position::startpos(), &limits);
-    let took = start.elapsed();
-    assert!(took >= Duration::from_millis(125), "{took:?}");
-    // 130 ms of search; the bound leaves room for a loaded machine.
-    assert!(took < Duration::from_millis(1_500), "{took:?}");
+    // 130 ms of search by the search's own clock; the upper bound leaves
+    // room for a loaded machine.
+    let took = report.elapsed;
+    assert!(took >= Duration::from_millis(130), "{took:?}");
+    assert!(took < Duration::from_millis(5_000), "{took:?}");
     assert!(report.nodes > 0);
 }
 
@@ -365,15 +379,11 @@ fn clock_is_honoured() {
     };
     let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
     assert!(hard <= Duration::from_millis(200), "{hard:?}");
-    let start = Instant::now();
-    run(&mut s, &Position::startpos(), &limits);
+    let report = run(&mut s, &Position::startpos(), &limits);
     // At most `hard` (under 200 ms) of search; never the whole clock,
     // even on a loaded machine.
-    assert!(
-        start.elapsed() < Duration::from_millis(2_000),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(report.elapsed < Duration::from_millis(2_000), "{report:?}");
+    assert!(report.best_move().is_some());
 }
 
 #[test]
@@ -486,8 +496,8 @@ fn ponderhit_starts_the_clock() {
     let returned = handle.join().unwrap();
     let after = returned.duration_since(hit);
     assert!(after >= Duration::from_millis(90), "{after:?}");
-    // 110 ms of search after the hit; room for a loaded machine.
-    assert!(after < Duration::from_millis(1_500), "{after:?}");
+    // 110 ms of search after the hit; a wide margin for a loaded machine.
+    assert!(after < Duration::from_millis(5_000), "{after:?}");
 }
 
 #[test]
@@ -510,10 +520,10 @@ fn info_is_reported_during_long_searches() {
     assert!(infos.windows(2).all(|w| w[0] < w[1]));
 }
 
-/// With several threads, a root proven in one tree ends the search even
-/// when the others have budget left.
+/// With several threads, a proven root ends the search even when the
+/// threads have budget left.
 #[test]
-fn threads_finish_when_one_tree_proves_the_root() {
+fn threads_finish_when_the_root_is_proven() {
     for fen in [
         // The side to move loses whatever it does.
         "2x2oxx1/xoxoo2x1/2oo2o2/1xoxxo3/o1oxo1xxo/xoxoxooox/o3x1ox1/xxx1o1oxo/2x2xo2 x 25 d4",
@@ -575,9 +585,9 @@ fn machine_100m() -> Option<Memory> {
     })
 }
 
-/// Regression: a failed resize freed the old trees first, losing them.
+/// Regression: a failed resize freed the old tree first, losing it.
 #[test]
-fn failed_resize_keeps_the_trees() {
+fn failed_resize_keeps_the_tree() {
     let start = Position::startpos();
     let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
     run(&mut s, &start, &nodes(5_000));
@@ -589,32 +599,30 @@ fn failed_resize_keeps_the_trees() {
     assert_eq!(err.to_string(), "cannot allocate a search tree of 64 MiB");
     assert_eq!(s.options(), &options(1, 16));
     assert_eq!(s.tree_capacity(), capacity);
-    assert_eq!(s.trees[0].root().visits, 5_000, "the tree is kept");
+    assert_eq!(s.tree.root().visits(), 5_000, "the tree is kept");
     assert_eq!(run(&mut s, &start, &nodes(1_000)).nodes, 1_000);
 }
 
 /// Regression: when the rollback to the old size failed too, the searcher
-/// was left without trees and the next search panicked.
+/// was left without a tree and the next search panicked.
 #[test]
-fn failed_resize_without_room_for_both_still_has_trees() {
+fn failed_resize_without_room_for_both_still_has_a_tree() {
     let start = Position::startpos();
-    let mut s = Searcher::with_memory(options(2, 48), start, machine_100m).unwrap();
+    let mut s = Searcher::with_memory(options(2, 40), start, machine_100m).unwrap();
     let capacity = s.tree_capacity();
-    // 64 + 48 MiB do not fit in 90: the old trees go first; the new ones
-    // fail, and the old sizes come back.
-    tree::alloc_hook::refuse_above(30.0 * tree::MIB);
+    // 64 + 40 MiB do not fit in 90: the old tree goes first; the new one
+    // fails, and the old size comes back.
+    tree::alloc_hook::refuse_above(50.0 * tree::MIB);
     let err = s.set_options(options(2, 64), start).unwrap_err();
-    assert!(matches!(err, SearchError::TreeAlloc { mib: 32 }), "{err}");
-    assert_eq!(s.options(), &options(2, 48));
+    assert!(matches!(err, SearchError::TreeAlloc { mib: 64 }), "{err}");
+    assert_eq!(s.options(), &options(2, 40));
     assert_eq!(s.tree_capacity(), capacity);
-    assert_eq!(s.trees.len(), 2);
-    // Now even the old size fails: the smallest trees, still one a thread.
+    // Now even the old size fails: the smallest tree.
     tree::alloc_hook::refuse_above(1.0 * tree::MIB);
     let err = s.set_options(options(2, 64), start).unwrap_err();
     tree::alloc_hook::refuse_above(f64::INFINITY);
     assert!(matches!(err, SearchError::TreeAlloc { .. }), "{err}");
-    assert_eq!(s.options(), &options(2, 48));
-    assert_eq!(s.trees.len(), 2);
+    assert_eq!(s.options(), &options(2, 40));
     let report = run(&mut s, &start, &nodes(2_000));
     assert_eq!(report.nodes, 2_000);
     assert!(report.best_move().is_some());
@@ -637,45 +645,41 @@ fn failed_new_allocates_nothing_else() {
     assert_eq!(asked, [64], "one attempt, at the size asked for");
 }
 
-/// Regression: `Threads 256` then `Hash 65536` was accepted (64 GiB on a
-/// 24 GiB machine) while the other order was refused. The total is checked
-/// against the machine's memory whatever the order.
+/// The threads share one tree: the hash is checked against the machine's
+/// memory whatever the threads, in any order, and changing the threads
+/// keeps the tree.
 #[test]
-fn hash_and_threads_are_checked_together_in_any_order() {
+fn hash_is_checked_whatever_the_threads() {
     let start = Position::startpos();
     let refused = "hash of 65536 MiB is more than this machine can hold: \
                    20480 MiB of memory available";
     let mut a = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
+    run(&mut a, &start, &nodes(1_000));
     a.set_options(options(256, 16), start).unwrap();
+    assert_eq!(a.tree.root().visits(), 1_000, "the tree is kept");
     let err = a.set_options(options(256, 65536), start).unwrap_err();
     assert!(matches!(err, SearchError::NotEnoughMemory { .. }), "{err}");
     assert_eq!(err.to_string(), refused);
     assert_eq!(a.options(), &options(256, 16));
-    assert_eq!(a.trees.len(), 256);
 
     let mut b = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
     let err = b.set_options(options(1, 65536), start).unwrap_err();
     assert_eq!(err.to_string(), refused);
     b.set_options(options(256, 16), start).unwrap();
     assert_eq!(b.options(), a.options());
-
-    // What fits is accepted in any order.
-    for threads in [1, 4] {
-        let mut s = Searcher::with_memory(options(1, 16), start, machine_24g).unwrap();
-        s.set_options(options(threads, 16), start).unwrap();
-        s.set_options(options(threads, 64), start).unwrap();
-        assert_eq!(s.trees.len(), threads);
-    }
+    // 256 threads take no more memory than one.
+    b.set_options(options(256, 1_000), start).unwrap();
+    assert_eq!(b.tree_capacity(), tree::capacity_for::<Move, u8>(1_000));
 }
 
-/// The memory the current trees use is freed with them, so it counts as
-/// available for their replacement.
+/// The memory the current tree uses is freed with it, so it counts as
+/// available for its replacement.
 #[test]
 fn the_trees_memory_counts_as_available() {
     let start = Position::startpos();
     let mut s = Searcher::with_memory(options(1, 60), start, machine_100m).unwrap();
     run(&mut s, &start, &nodes(100_000));
-    let in_use_mb = (s.trees[0].bytes_in_use() / tree::MIB) as usize;
+    let in_use_mb = (s.tree.bytes_in_use() / tree::MIB) as usize;
     assert!(in_use_mb >= 2, "{in_use_mb} MiB");
     // The machine now has 40 MiB left besides the tree.
     s.memory = || {
@@ -713,14 +717,14 @@ fn bad_sizes_are_refused() {
     .unwrap();
     let err = big.set_options(huge, start).unwrap_err();
     assert!(matches!(err, SearchError::TreeTooLarge { .. }), "{err}");
-    assert!(err.to_string().contains("set more threads or less hash"));
+    assert!(err.to_string().ends_with("set less hash"), "{err}");
     assert_eq!(s.options(), &options(1, 16), "nothing changed");
 }
 
 /// Regression: with far more threads than cores (256 on 2), `go movetime
 /// 100` took up to a second and `stop` tens of milliseconds, since the
 /// reporting thread got a 1/128 share of the CPU. No more threads than
-/// cores run now, each searching its share of the trees in turn.
+/// cores run now.
 #[test]
 fn many_threads_keep_time_and_stop() {
     let mut s = searcher(MAX_THREADS, 64, 0);
@@ -743,10 +747,11 @@ fn many_threads_keep_time_and_stop() {
         ..Limits::default()
     };
     for limits in [movetime, clock] {
-        let start = Instant::now();
         let report = run(&mut s, &Position::startpos(), &limits);
         assert!(report.best_move().is_some());
-        let took = start.elapsed();
+        // The search's own clock, with a wide margin for a loaded machine
+        // (about 100 ms are asked for).
+        let took = report.elapsed;
         assert!(took < Duration::from_secs(2), "{limits:?}: {took:?}");
     }
     let infinite = Limits {
@@ -756,33 +761,6 @@ fn many_threads_keep_time_and_stop() {
     let (report, latency) = stop_after(infinite, false, Duration::from_millis(100), 64);
     assert!(report.best_move().is_some());
     assert!(latency < LOADED_STOP, "{latency:?}");
-}
-
-/// With the same seed, node limit and number of trees, the result does not
-/// depend on how many threads (cores) run the trees.
-#[test]
-fn same_result_whatever_the_cores() {
-    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
-    let reports: Vec<Report<Move>> = [None, Some(1), Some(2), Some(4)]
-        .into_iter()
-        .map(|helpers| {
-            let mut s = searcher(5, 32, 7);
-            s.pool = helpers.map(|n| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .unwrap()
-            });
-            run(&mut s, &pos, &nodes(20_001))
-        })
-        .collect();
-    for r in &reports[1..] {
-        assert_eq!(r.lines, reports[0].lines);
-        assert_eq!(
-            (r.nodes, r.depth, r.seldepth),
-            (reports[0].nodes, reports[0].depth, reports[0].seldepth)
-        );
-    }
 }
 
 // Same answer on every CPU: the search uses no floating-point code whose
@@ -867,18 +845,6 @@ fn fixed_search_gives_pinned_visit_counts() {
     let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
     assert_eq!(top, want);
     assert_eq!((report.depth, report.seldepth), (6, 10));
-    // Two threads, each with its own seed and half the budget.
-    let mut s = searcher(2, 64, 0);
-    let report = run(&mut s, &pos, &nodes(40_000));
-    let top: Vec<(String, u64)> = report
-        .lines
-        .iter()
-        .take(4)
-        .map(|l| (l.mv.to_string(), l.visits))
-        .collect();
-    let want = [("f2", 7101), ("d1", 6692), ("f3", 5547), ("d3", 5527)];
-    let want: Vec<(String, u64)> = want.iter().map(|&(m, v)| (m.to_string(), v)).collect();
-    assert_eq!(top, want);
 }
 
 /// Regression: a node counted its children in a `u8`, so a Super 1 al 5
@@ -961,9 +927,224 @@ fn slow_iterations_still_keep_the_clock() {
         ..Limits::default()
     };
     let control = Control::new();
-    let start = Instant::now();
     let report = s.search(&start_pos, &limits, &[], &control, &mut |_| {});
-    let took = start.elapsed();
     assert!(report.best_move().is_some());
-    assert!(took < Duration::from_millis(600), "{took:?}");
+    // How many iterations ran past the limit, at the search's own mean
+    // speed: a few, however loaded the machine (before the fix, about 250).
+    let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
+    let per_iteration = report.elapsed.as_secs_f64() / report.nodes.max(1) as f64;
+    let past = report.elapsed.saturating_sub(hard).as_secs_f64() / per_iteration;
+    assert!(past <= 8.0, "{past} iterations past the limit: {report:?}");
+}
+
+// Concurrency: many threads on one small tree. These tests force more
+// threads than the machine may have cores (the pool is otherwise capped at
+// the cores), so that the threads interleave and preempt each other at
+// every point; they check what must hold whatever the timing.
+
+/// A searcher whose `threads` threads all run, whatever the cores.
+fn forced(threads: usize, hash_mb: usize, seed: u64) -> Searcher<Position> {
+    let mut s = searcher(threads, hash_mb, seed);
+    s.pool = (threads > 1).then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads - 1)
+            .build()
+            .unwrap()
+    });
+    s
+}
+
+/// The reference positions that are still being played.
+fn reference_positions() -> Vec<Position> {
+    include_str!("../../tests/data/positions.txt")
+        .lines()
+        .filter_map(|line| line.split(';').next()?.parse::<Position>().ok())
+        .filter(|p| !p.is_over())
+        .collect()
+}
+
+/// A cheap evaluator with varied values and priors, standing in for the
+/// net (PUCT), so that these tests need no net.
+struct Varied;
+
+impl Evaluator<Position> for Varied {
+    fn evaluate(&self, pos: &Position) -> f32 {
+        let n = pos.legal_moves().len() as u32 * 7 + pos.ply() * 3;
+        (n % 11) as f32 / 10.0
+    }
+    fn evaluate_with_priors(&self, pos: &Position, moves: &[Move], priors: &mut [f32]) -> f32 {
+        let total: u32 = moves.iter().map(|m| 1 + m.index() as u32 % 5).sum();
+        for (p, m) in priors.iter_mut().zip(moves) {
+            *p = (1 + m.index() as u32 % 5) as f32 / total as f32;
+        }
+        self.evaluate(pos)
+    }
+}
+
+/// Checks the tree after a search: no virtual visit left behind and no
+/// update lost (the visits add up), every node's children are its
+/// position's legal moves in order, and every proof follows from the
+/// position or from the children's proofs (none lost on the way up).
+/// `fresh`: the tree was new at the search's start, so the root's visits
+/// are exactly its children's.
+fn check_tree(s: &Searcher<Position>, root: &Position, fresh: bool) -> usize {
+    let tree = &s.tree;
+    let unit = tree.unit();
+    let mut stack = vec![(0usize, *root)];
+    let mut nodes = 0;
+    while let Some((idx, pos)) = stack.pop() {
+        nodes += 1;
+        let node = tree.node(idx);
+        let (visits, score) = node.stats();
+        assert!(
+            score <= 2 * unit * visits,
+            "{pos}: score {score} visits {visits}"
+        );
+        assert_ne!(node.first_child(), node::EXPANDING, "{pos}");
+        let children = node.children();
+        if !children.is_empty() {
+            let moves = pos.legal_moves();
+            assert_eq!(children.len(), moves.len(), "{pos}");
+            assert!(children.end <= tree.len());
+            let mut sum = 0u64;
+            for (c, &m) in children.clone().zip(moves.iter()) {
+                let child = tree.node(c);
+                assert_eq!(child.mv(), m, "{pos}");
+                sum += child.visits() as u64;
+                let mut p = pos;
+                p.play(m);
+                stack.push((c, p));
+            }
+            // Every iteration through an expanded node goes on to a child,
+            // except those that ended at it (before its expansion, or once
+            // it was proven).
+            assert!(sum <= visits as u64, "{pos}: {sum} > {visits}");
+            if idx == 0 && fresh {
+                assert_eq!(sum, visits as u64, "{pos}");
+            }
+        }
+        let proofs: Vec<Option<(Verdict, u8)>> =
+            children.clone().map(|c| tree.node(c).proof()).collect();
+        let win = proofs
+            .iter()
+            .filter_map(|p| p.filter(|p| p.0 == Verdict::Win))
+            .map(|p| p.1)
+            .collect::<Vec<_>>();
+        let all_proven = !proofs.is_empty() && proofs.iter().all(Option::is_some);
+        let longest = proofs.iter().flatten().map(|p| p.1).max().unwrap_or(0);
+        match node.proof() {
+            None => {
+                assert!(win.is_empty(), "{pos}: a child wins, the node is unproven");
+                assert!(!all_proven, "{pos}: all children proven, the node not");
+            }
+            Some((v, d)) => {
+                if let Some(o) = pos.outcome() {
+                    assert_eq!((v, d), (o.verdict_for(pos.side_to_move().opponent()), 0));
+                } else if children.is_empty() {
+                    // Proven at expansion: the side to move wins at once.
+                    assert_eq!((v, d), (Verdict::Loss, 1), "{pos}");
+                    assert!(pos.winning_move().is_some(), "{pos}");
+                } else {
+                    match v {
+                        Verdict::Loss => assert!(win.contains(&(d - 1)), "{pos}: {d} {win:?}"),
+                        _ => {
+                            assert!(all_proven && win.is_empty(), "{pos}");
+                            let draw = proofs.iter().flatten().any(|p| p.0 == Verdict::Draw);
+                            assert_eq!(v == Verdict::Draw, draw, "{pos}");
+                            assert_eq!(d, longest + 1, "{pos}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    nodes
+}
+
+/// Eight threads on a small tree over the reference positions, with
+/// playouts (UCT) and with an evaluator's priors (PUCT), fresh and with
+/// the tree kept from the position before: the node budget is spent
+/// exactly, the visits add up, the tree is whole and its proofs hold.
+#[test]
+fn eight_threads_keep_one_tree_whole() {
+    let positions = reference_positions();
+    assert!(positions.len() >= 240);
+    let mut puct = forced(8, 1, 3);
+    let mut o = puct.options().clone();
+    o.params.policy = 1.0;
+    o.params.expand_visits = 1;
+    puct.set_options(o, Position::startpos()).unwrap();
+    puct.set_evaluator(Some(Arc::new(Varied)));
+    let mut uct = forced(8, 1, 3);
+    let mut checked = 0;
+    for (i, pos) in positions.iter().enumerate() {
+        for s in [&mut uct, &mut puct] {
+            s.clear(*pos);
+            let n = 3_000 + 40 * i as u64;
+            let report = run(s, pos, &nodes(n));
+            let root_proven = s.tree.root_proven();
+            if !root_proven {
+                assert_eq!(report.nodes, n, "{pos}");
+            }
+            assert!(report.nodes <= n);
+            let visits: u64 = report.lines.iter().map(|l| l.visits).sum();
+            assert_eq!(visits, report.nodes, "{pos}");
+            checked += check_tree(s, pos, true);
+            // Tree reuse: the best move's subtree, searched on.
+            let mut next = *pos;
+            next.play(report.best_move().unwrap());
+            if !next.is_over() {
+                let before = s.tree.root().visits() as u64;
+                run(s, &next, &nodes(1_000));
+                let kept = report.lines[0].visits;
+                assert!(before >= 1_000 || s.tree.root_proven());
+                assert!(kept <= s.tree.root().visits() as u64 || s.tree.root_proven());
+                check_tree(s, &next, false);
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "{checked} nodes checked");
+}
+
+/// Proofs found by eight threads agree with one thread's, and those near
+/// the end with exhaustive search: the reference positions late in the
+/// game, where proofs are found.
+#[test]
+fn eight_threads_prove_what_one_thread_proves() {
+    let mut one = searcher(1, 16, 5);
+    let mut eight = forced(8, 16, 5);
+    let (mut agreed, mut exhaustive) = (0, 0);
+    for pos in reference_positions().iter().filter(|p| p.ply() >= 30) {
+        one.clear(*pos);
+        eight.clear(*pos);
+        let a = run(&mut one, pos, &nodes(20_000));
+        let b = run(&mut eight, pos, &nodes(20_000));
+        check_tree(&eight, pos, true);
+        for line in &b.lines {
+            let Some(proven) = line.proven else { continue };
+            if let Some(other) = a
+                .lines
+                .iter()
+                .find(|l| l.mv == line.mv)
+                .and_then(|l| l.proven)
+            {
+                assert_eq!(other.verdict, proven.verdict, "{pos}: {}", line.mv);
+                agreed += 1;
+            }
+            if proven.plies <= 5 {
+                let mut child = *pos;
+                child.play(line.mv);
+                let want = for_opponent(proven.verdict);
+                assert_eq!(
+                    solve(&child, proven.plies - 1),
+                    Some(want),
+                    "{pos}: {} claimed {proven:?}",
+                    line.mv
+                );
+                exhaustive += 1;
+            }
+        }
+    }
+    assert!(agreed >= 50, "{agreed} proofs compared");
+    assert!(exhaustive >= 50, "{exhaustive} proofs searched out");
 }

@@ -1,65 +1,39 @@
-//! One search tree: an arena of 16-byte nodes with integer indices, the
-//! children of a node stored together, and the MCTS iteration over it
-//! (selection, expansion, playout, backpropagation with MCTS-Solver).
+//! The search tree that all threads share: an arena of nodes with integer
+//! indices, the children of a node stored together; its allocation,
+//! expansion, selection, proofs (MCTS-Solver) and compaction between
+//! searches (tree reuse).
 //!
-//! Invariant: a node's children always lie at higher indices than the node
-//! itself. Allocation only appends, and compaction (tree reuse) slides live
-//! nodes down in order, so the invariant survives both; compaction relies on
-//! it to mark the kept subtree in one forward pass.
+//! During a search the tree is shared (`&Tree`): node statistics and proofs
+//! are atomics ([`super::node`]), a node is expanded by one thread at a
+//! time (a lock in its first-child word), and each thread allocates its
+//! nodes from blocks of slots that it claims from the arena with one atomic
+//! operation, so that threads seldom touch the same allocation counter.
+//! Between searches it is held by `&mut`: reset, compaction and the switch
+//! to priors need no synchronization.
+//!
+//! Children may lie below their parent in the arena (another thread's
+//! block), so compaction marks the kept subtree by a depth-first walk; the
+//! live nodes then slide down in index order, keeping their order.
 
-use rand::SeedableRng;
-use rand::rngs::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
-use super::{Evaluator, Params, Playout, SearchError};
-use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
+use super::node::{DRAW, EXPANDING, LOSS, Node, Padded, zeroed};
+use super::{Evaluator, Params, SearchError};
+use crate::game::{Game, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
 /// visit counts (and half-point scores, at most twice the visits) never
 /// overflow a `u32`, however long an analysis runs.
-const RESCALE_VISITS: u32 = 1 << 30;
+pub(crate) const RESCALE_VISITS: u32 = 1 << 30;
 
-/// A tree node: 16 bytes for a one-byte move and a `u8` child count.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Node<M, C> {
-    /// Index of the first child; 0 while the node is not expanded (the root,
-    /// index 0, is nobody's child).
-    pub first_child: u32,
-    /// Iterations through this node.
-    pub visits: u32,
-    /// Half-points won by the player who moved into this node (win 2,
-    /// draw 1, loss 0 per visit).
-    pub score: u32,
-    /// The move that leads here.
-    pub mv: M,
-    /// Number of children once expanded.
-    pub num_children: C,
-    /// The proven result for the player who moved here, if any.
-    pub proof: Option<Verdict>,
-    /// For proven nodes, plies from this node's position to the game's end
-    /// under best play.
-    pub dist: u8,
-}
+/// Score units per half-point with an evaluator: values are kept to 1/128
+/// of a point. Statistics are then halved at `RESCALE_VISITS / EVAL_UNIT`
+/// root visits (16.7 million), so that scores still fit a `u32`.
+pub(crate) const EVAL_UNIT: u32 = 64;
 
-impl<M: Copy, C: ChildCount> Node<M, C> {
-    fn new(mv: M) -> Self {
-        Node {
-            first_child: 0,
-            visits: 0,
-            score: 0,
-            mv,
-            num_children: C::default(),
-            proof: None,
-            dist: 0,
-        }
-    }
-
-    /// The children's index range.
-    #[inline(always)]
-    pub fn children(&self) -> std::ops::Range<usize> {
-        let first = self.first_child as usize;
-        first..first + self.num_children.to_usize()
-    }
-}
+/// The most slots a thread claims from the arena at once (see
+/// [`Tree::alloc`]).
+const MAX_BLOCK: usize = 1024;
 
 /// Bytes the tree uses per node of capacity: the node itself plus the
 /// compaction bitmap (1 bit) and its prefix counts (32 bits per 64 nodes).
@@ -70,13 +44,14 @@ pub(crate) fn bytes_per_node<M, C>() -> f64 {
 /// Bytes in a MiB.
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;
 
-/// The most nodes one tree can index (node indices are `u32`).
+/// The most nodes the tree can index (node indices are `u32`, and
+/// `u32::MAX` marks a node being expanded).
 pub(crate) const MAX_NODES: usize = u32::MAX as usize;
 
-/// Nodes each of `threads` trees may hold for the trees and their scratch
-/// to stay within `hash_mb` MiB in all.
-pub(crate) fn capacity_for<M, C>(hash_mb: usize, threads: usize) -> usize {
-    (hash_mb as f64 * MIB / bytes_per_node::<M, C>() / threads.max(1) as f64) as usize
+/// Nodes the tree may hold for it and its scratch to stay within
+/// `hash_mb` MiB.
+pub(crate) fn capacity_for<M, C>(hash_mb: usize) -> usize {
+    (hash_mb as f64 * MIB / bytes_per_node::<M, C>()) as usize
 }
 
 /// Test seam: makes tree allocations fail above a size, per thread, and
@@ -106,117 +81,97 @@ pub(crate) mod alloc_hook {
     }
 }
 
-/// A search tree over game `G`, with its own random generator.
+/// A thread's current block of arena slots: `next..end` are its own.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct Cursor {
+    next: usize,
+    end: usize,
+}
+
+/// What [`Tree::expand`] did.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum Expansion {
+    /// Created the children; with an evaluator for their priors, its
+    /// value of the position.
+    Created(Option<f32>),
+    /// Proved the node instead (the side to move wins at once).
+    Proven,
+    /// Another thread is creating the children.
+    Busy,
+    /// Another thread created them already.
+    Expanded,
+    /// No room left in the tree.
+    Full,
+}
+
+/// The search tree over game `G`.
 pub(crate) struct Tree<G: Game> {
-    nodes: Vec<Node<G::Move, G::ChildCount>>,
-    capacity: usize,
+    /// The arena, zeroed when allocated (see [`zeroed`]).
+    nodes: Box<[Node<G::Move, G::ChildCount>]>,
+    /// With PUCT ([`Params::policy`]): each node's prior (`f32` bits),
+    /// indexed like `nodes` (empty otherwise).
+    priors: Box<[AtomicU32]>,
     /// The capacity without priors (what `new` reserved).
     reserved: usize,
-    /// The most nodes the tree has held (see `bytes_in_use`).
+    /// Slots handed out: nodes in use lie below it, with the unused ends
+    /// of the threads' blocks. Apart from the fields every thread reads.
+    len: Padded<AtomicUsize>,
+    /// The most slots the tree has handed out (see `bytes_in_use`).
     peak: usize,
+    /// Whether an expansion was refused because the tree was full.
+    full: Padded<AtomicBool>,
     root_pos: G,
+    /// Score units per half-point: a visit scores `2 * unit` for a win,
+    /// `unit` for a draw, 0 for a loss. 1 with playouts (whole
+    /// half-points); [`EVAL_UNIT`] with an evaluator, whose values fall
+    /// between.
+    unit: u32,
+    /// Root children the search may choose (all when empty).
+    root_allowed: Vec<bool>,
+    /// Slots a thread claims at once (1 with a single thread: no gaps).
+    block: usize,
     /// Compaction scratch, sized once for the capacity.
     live: Vec<u64>,
     prefix: Vec<u32>,
-    /// The current iteration's path of node indices.
-    path: Vec<u32>,
-    /// Scratch for the children's values in selection.
-    values: Vec<f32>,
-    /// With PUCT ([`Params::policy`]): each node's prior, indexed like
-    /// `nodes` (empty otherwise).
-    priors: Vec<f32>,
-    /// Whether the tree keeps priors (PUCT).
-    with_priors: bool,
-    /// Scratch for a node's moves and their priors.
-    moves: Vec<G::Move>,
-    prior_buf: Vec<f32>,
-    rng: Xoshiro256PlusPlus,
-    /// Wins, draws and losses for the side to move at the root, per root
-    /// child, over this search's iterations (for the WDL report).
-    pub root_wdl: Vec<[u32; 3]>,
-    /// Root children the search may choose (all when empty).
-    root_allowed: Vec<bool>,
-    /// Iterations in the current search.
-    pub iterations: u64,
-    /// Iterations of this search that ended in a playout (rather than in a
-    /// terminal or proven node).
-    pub playouts: u64,
-    /// Sum of the depths at which those playouts started.
-    pub depth_sum: u64,
-    /// Deepest leaf of this search.
-    pub max_depth: u32,
-    /// Whether an expansion was refused because the tree was full.
-    pub full: bool,
-    /// Score units per half-point: a visit scores `2 * unit` for a win,
-    /// `unit` for a draw, 0 for a loss. 1 with playouts (whole half-points);
-    /// [`EVAL_UNIT`] with an evaluator, whose values fall between.
-    unit: u32,
-}
-
-/// Score units per half-point with an evaluator: values are kept to 1/128
-/// of a point. Statistics are then halved at `RESCALE_VISITS / EVAL_UNIT`
-/// root visits (16.7 million), so that scores still fit a `u32`.
-pub(crate) const EVAL_UNIT: u32 = 64;
-
-/// What ended an iteration: a game result (a playout's, a terminal or a
-/// proven node's), or an evaluator's value.
-#[derive(Copy, Clone, Debug)]
-enum Leaf {
-    /// The game's result.
-    Outcome(Outcome),
-    /// An evaluator's value: the expected score of the side to move at
-    /// the root in score units (0 to `2 * unit`), and the share of it that
-    /// is drawn, in units of one visit (0 to `unit`; for the WDL report).
-    Value(u32, u32),
+    /// Compaction's depth-first walk: ranges of children left to visit.
+    stack: Vec<(usize, usize)>,
 }
 
 impl<G: Game> Tree<G> {
     /// A tree holding at most `capacity` nodes (at least room for the root
     /// and its children). Its memory is reserved at once, and the reserve
     /// failing is an error, not an abort.
-    pub fn new(capacity: usize, root_pos: G, seed: u64) -> Result<Self, SearchError> {
+    pub fn new(capacity: usize, root_pos: G) -> Result<Self, SearchError> {
         let capacity = capacity.max(G::MAX_MOVES + 1);
         let words = capacity.div_ceil(64);
-        let failed = SearchError::TreeAlloc {
+        let failed = || SearchError::TreeAlloc {
             mib: (capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>() / MIB).round()
                 as u64,
         };
         #[cfg(test)]
         if alloc_hook::refuses(capacity as f64 * bytes_per_node::<G::Move, G::ChildCount>()) {
-            return Err(failed);
+            return Err(failed());
         }
-        let mut nodes = Vec::new();
+        let nodes = zeroed(capacity).ok_or_else(failed)?;
         let mut live = Vec::new();
         let mut prefix = Vec::new();
-        let reserved = nodes.try_reserve_exact(capacity).is_ok()
-            && live.try_reserve_exact(words).is_ok()
-            && prefix.try_reserve_exact(words).is_ok();
-        if !reserved {
-            return Err(failed);
+        if live.try_reserve_exact(words).is_err() || prefix.try_reserve_exact(words).is_err() {
+            return Err(failed());
         }
         let mut tree = Tree {
             nodes,
-            capacity,
+            priors: Box::new([]),
             reserved: capacity,
+            len: Padded(AtomicUsize::new(0)),
             peak: 0,
+            full: Padded(AtomicBool::new(false)),
             root_pos,
+            unit: 1,
+            root_allowed: Vec::with_capacity(G::MAX_MOVES),
+            block: 1,
             live,
             prefix,
-            path: Vec::with_capacity(G::MAX_PLIES + 2),
-            values: Vec::with_capacity(G::MAX_MOVES),
-            priors: Vec::new(),
-            with_priors: false,
-            moves: Vec::with_capacity(G::MAX_MOVES),
-            prior_buf: Vec::with_capacity(G::MAX_MOVES),
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            root_wdl: Vec::with_capacity(G::MAX_MOVES),
-            root_allowed: Vec::with_capacity(G::MAX_MOVES),
-            iterations: 0,
-            playouts: 0,
-            depth_sum: 0,
-            max_depth: 0,
-            full: false,
-            unit: 1,
+            stack: Vec::with_capacity(2 * G::MAX_PLIES + 4),
         };
         tree.reset(root_pos);
         Ok(tree)
@@ -225,8 +180,8 @@ impl<G: Game> Tree<G> {
     /// The smallest tree (the root and its children), for when no larger
     /// one can be had. Its few kilobytes are allocated like any small
     /// value: failing that aborts the process, as in all of Rust.
-    pub fn minimal(root_pos: G, seed: u64) -> Self {
-        match Self::new(0, root_pos, seed) {
+    pub fn minimal(root_pos: G) -> Self {
+        match Self::new(0, root_pos) {
             Ok(tree) => tree,
             Err(_) => std::alloc::handle_alloc_error(
                 std::alloc::Layout::array::<Node<G::Move, G::ChildCount>>(G::MAX_MOVES + 1)
@@ -235,12 +190,18 @@ impl<G: Game> Tree<G> {
         }
     }
 
+    /// Whether the tree keeps priors (PUCT).
+    #[inline(always)]
+    pub fn with_priors(&self) -> bool {
+        !self.priors.is_empty()
+    }
+
     /// Bytes of memory the tree has actually used so far (the reserve's
     /// pages that were written), as opposed to reserved.
     pub fn bytes_in_use(&self) -> f64 {
         let per_node =
-            bytes_per_node::<G::Move, G::ChildCount>() + if self.with_priors { 4.0 } else { 0.0 };
-        self.peak.max(self.nodes.len()) as f64 * per_node
+            bytes_per_node::<G::Move, G::ChildCount>() + if self.with_priors() { 4.0 } else { 0.0 };
+        self.peak.max(self.len()) as f64 * per_node
     }
 
     /// Turns priors (PUCT) on or off; a change forgets the tree. Priors
@@ -249,7 +210,7 @@ impl<G: Game> Tree<G> {
     /// given. Should a reserve fail, the tree falls back to the smallest
     /// one, without priors.
     fn use_priors(&mut self, on: bool) {
-        if on == self.with_priors {
+        if on == self.with_priors() {
             return;
         }
         let per_node = bytes_per_node::<G::Move, G::ChildCount>();
@@ -258,20 +219,29 @@ impl<G: Game> Tree<G> {
             .min(self.reserved);
         // The old reserve is freed first, so that old and new are never
         // held together.
-        self.nodes = Vec::new();
-        self.priors = Vec::new();
+        self.nodes = Box::new([]);
+        self.priors = Box::new([]);
         let want = if on { fewer } else { self.reserved };
-        let ok = self.nodes.try_reserve_exact(want).is_ok()
-            && (!on || self.priors.try_reserve_exact(want).is_ok());
-        if ok {
-            self.with_priors = on;
-            self.capacity = want;
+        let nodes = zeroed(want);
+        let priors = if on {
+            zeroed(want)
         } else {
-            // The smallest tree, without priors (as `Tree::minimal`).
-            self.nodes = Vec::with_capacity(G::MAX_MOVES + 1);
-            self.priors = Vec::new();
-            self.with_priors = false;
-            self.capacity = G::MAX_MOVES + 1;
+            Some(Box::new([]) as Box<[_]>)
+        };
+        match (nodes, priors) {
+            (Some(nodes), Some(priors)) => {
+                self.nodes = nodes;
+                self.priors = priors;
+            }
+            _ => {
+                // The smallest tree, without priors (as `Tree::minimal`).
+                self.nodes = zeroed(G::MAX_MOVES + 1).unwrap_or_else(|| {
+                    std::alloc::handle_alloc_error(std::alloc::Layout::new::<
+                        [Node<G::Move, G::ChildCount>; 1],
+                    >())
+                });
+                self.priors = Box::new([]);
+            }
         }
         let root = self.root_pos;
         self.reset(root);
@@ -279,18 +249,19 @@ impl<G: Game> Tree<G> {
 
     /// Forgets everything and starts over at `root_pos`.
     pub fn reset(&mut self, root_pos: G) {
-        self.peak = self.peak.max(self.nodes.len());
-        self.nodes.clear();
-        self.nodes.push(Node::new(G::Move::default()));
-        self.priors.clear();
-        if self.with_priors {
-            self.priors.push(1.0);
+        self.peak = self.peak.max(self.len());
+        // SAFETY: the tree is held by `&mut`: no other thread sees the root.
+        unsafe { self.nodes[0].init(G::Move::default()) };
+        *self.len.0.get_mut() = 1;
+        if let Some(p) = self.priors.first_mut() {
+            *p.get_mut() = 1f32.to_bits();
         }
         self.root_pos = root_pos;
-        self.full = false;
+        *self.full.0.get_mut() = false;
     }
 
     /// Score units per half-point (see [`EVAL_UNIT`]).
+    #[inline(always)]
     pub fn unit(&self) -> u32 {
         self.unit
     }
@@ -303,19 +274,25 @@ impl<G: Game> Tree<G> {
         self.reset(root);
     }
 
-    /// Reseeds the random generator.
-    pub fn reseed(&mut self, seed: u64) {
-        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    }
-
-    /// Nodes in use.
+    /// Slots handed out (nodes in use, with the unused ends of blocks).
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.len.0.load(Ordering::Relaxed).min(self.capacity())
     }
 
     /// Most nodes the tree may hold.
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.nodes.len()
+    }
+
+    /// Whether an expansion was refused for want of room in this search.
+    pub fn is_full(&self) -> bool {
+        self.full.0.load(Ordering::Relaxed)
+    }
+
+    /// The root position.
+    #[inline(always)]
+    pub fn root_pos(&self) -> &G {
+        &self.root_pos
     }
 
     /// A node by index.
@@ -325,8 +302,30 @@ impl<G: Game> Tree<G> {
     }
 
     /// The root node.
+    #[inline(always)]
     pub fn root(&self) -> &Node<G::Move, G::ChildCount> {
         &self.nodes[0]
+    }
+
+    /// A node's prior (PUCT).
+    #[cfg(test)]
+    pub fn prior(&self, i: usize) -> f32 {
+        f32::from_bits(self.priors[i].load(Ordering::Relaxed))
+    }
+
+    /// Whether the root is proven (which ends the search).
+    #[inline(always)]
+    pub fn root_proven(&self) -> bool {
+        self.root().verdict().is_some()
+    }
+
+    /// A cursor with no slots yet, for a thread starting a search.
+    pub fn cursor(&self) -> Cursor {
+        let len = self.len();
+        Cursor {
+            next: len,
+            end: len,
+        }
     }
 
     /// Moves the root to `pos`, keeping the subtree that matches it when
@@ -337,16 +336,16 @@ impl<G: Game> Tree<G> {
             return true;
         }
         let mut found = None;
-        'search: for c in self.nodes[0].children() {
+        'search: for c in self.root().children() {
             let mut p1 = self.root_pos;
-            p1.play_unchecked(self.nodes[c].mv);
+            p1.play_unchecked(self.node(c).mv());
             if p1 == *pos {
                 found = Some(c);
                 break;
             }
-            for g in self.nodes[c].children() {
+            for g in self.node(c).children() {
                 let mut p2 = p1;
-                p2.play_unchecked(self.nodes[g].mv);
+                p2.play_unchecked(self.node(g).mv());
                 if p2 == *pos {
                     found = Some(g);
                     break 'search;
@@ -357,7 +356,7 @@ impl<G: Game> Tree<G> {
             Some(i) if pos.outcome().is_none() => {
                 self.compact(i);
                 self.root_pos = *pos;
-                self.full = false;
+                *self.full.0.get_mut() = false;
                 true
             }
             _ => {
@@ -367,21 +366,29 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// Keeps only the subtree under `new_root`, which becomes node 0; live
-    /// nodes slide down in order (see the module docs), using a bitmap of
+    /// Keeps only the subtree under `new_root`, which becomes node 0; the
+    /// other live nodes slide down in order to `1..`, using a bitmap of
     /// live nodes and its prefix counts as the forwarding table.
     fn compact(&mut self, new_root: usize) {
-        let len = self.nodes.len();
+        let len = self.len();
         self.peak = self.peak.max(len);
         let words = len.div_ceil(64);
         self.live.clear();
         self.live.resize(words, 0);
-        self.live[new_root / 64] |= 1 << (new_root % 64);
-        for i in new_root..len {
-            if self.live[i / 64] >> (i % 64) & 1 == 1 {
-                for c in self.nodes[i].children() {
-                    self.live[c / 64] |= 1 << (c % 64);
-                }
+        // Mark the new root's descendants (not the root itself, which goes
+        // to 0), depth first.
+        self.stack.clear();
+        let r = self.node(new_root).children();
+        self.stack.push((r.start, r.end));
+        while let Some((next, end)) = self.stack.pop() {
+            if next == end {
+                continue;
+            }
+            self.stack.push((next + 1, end));
+            self.live[next / 64] |= 1 << (next % 64);
+            let r = self.node(next).children();
+            if !r.is_empty() {
+                self.stack.push((r.start, r.end));
             }
         }
         self.prefix.clear();
@@ -390,59 +397,89 @@ impl<G: Game> Tree<G> {
             self.prefix.push(count);
             count += w.count_ones();
         }
-        let rank = |live: &[u64], prefix: &[u32], i: usize| -> u32 {
-            prefix[i / 64] + (live[i / 64] & ((1u64 << (i % 64)) - 1)).count_ones()
+        // Where live node `i` goes: after the root, in order. Never above
+        // `i` (node 0, the old root, is not live), so a forward pass never
+        // overwrites a node it has yet to move.
+        let to = |live: &[u64], prefix: &[u32], i: usize| -> u32 {
+            1 + prefix[i / 64] + (live[i / 64] & ((1u64 << (i % 64)) - 1)).count_ones()
         };
-        for i in new_root..len {
-            if self.live[i / 64] >> (i % 64) & 1 == 1 {
-                let mut node = self.nodes[i];
-                if node.first_child != 0 {
-                    node.first_child = rank(&self.live, &self.prefix, node.first_child as usize);
-                }
-                let to = rank(&self.live, &self.prefix, i) as usize;
-                self.nodes[to] = node;
-                if self.with_priors {
-                    self.priors[to] = self.priors[i];
+        let root = self.nodes[new_root].snapshot();
+        let root_prior = self.priors.get(new_root).map(|p| p.load(Ordering::Relaxed));
+        let with_priors = self.with_priors();
+        for i in 1..len {
+            if self.live[i / 64] >> (i % 64) & 1 == 0 {
+                continue;
+            }
+            let first = match *self.nodes[i].first_child_mut() {
+                0 | EXPANDING => 0,
+                f => to(&self.live, &self.prefix, f as usize),
+            };
+            let dest = to(&self.live, &self.prefix, i) as usize;
+            if dest == i {
+                self.nodes[i].set_first_child(first);
+            } else {
+                let (low, high) = self.nodes.split_at_mut(i);
+                low[dest].copy_from(&mut high[0], first);
+                if with_priors {
+                    let p = *self.priors[i].get_mut();
+                    *self.priors[dest].get_mut() = p;
                 }
             }
         }
-        self.nodes.truncate(count as usize);
-        self.priors
-            .truncate(if self.with_priors { count as usize } else { 0 });
+        let mut root = root;
+        let first = match *root.first_child_mut() {
+            0 | EXPANDING => 0,
+            f => to(&self.live, &self.prefix, f as usize),
+        };
+        self.nodes[0].copy_from(&mut root, first);
+        if let (Some(p), Some(v)) = (self.priors.first_mut(), root_prior) {
+            *p.get_mut() = v;
+        }
+        *self.len.0.get_mut() = 1 + count as usize;
     }
 
-    /// Prepares a new search from the current root: clears the per-search
-    /// counters, expands the root, and restricts the root's moves to
-    /// `allowed` when it is not empty. With PUCT ([`Params::policy`] and an
-    /// evaluator) the root's priors come from `eval`.
+    /// Prepares a new search from the current root for `threads` threads:
+    /// expands the root, and restricts the root's moves to `allowed` when
+    /// it is not empty. With PUCT ([`Params::policy`] and an evaluator) the
+    /// root's priors come from `eval`.
     pub fn begin_search(
         &mut self,
         params: &Params,
         allowed: &[G::Move],
         eval: Option<&dyn Evaluator<G>>,
+        threads: usize,
     ) {
         self.use_priors(params.policy > 0.0 && eval.is_some());
-        self.iterations = 0;
-        self.playouts = 0;
-        self.depth_sum = 0;
-        self.max_depth = 0;
+        // One thread takes slots one expansion at a time, leaving no gaps;
+        // several take blocks, small enough that their unused ends waste
+        // little of a small tree.
+        self.block = if threads > 1 {
+            (self.capacity() / (16 * threads)).clamp(1, MAX_BLOCK)
+        } else {
+            1
+        };
         let root_pos = self.root_pos;
         if root_pos.outcome().is_some() {
             return;
         }
-        if self.nodes[0].first_child == 0 {
-            self.nodes[0].proof = None;
-            self.expand(0, &root_pos, params);
+        if !self.root().is_expanded() {
+            self.root().unprove();
+            let mut cursor = self.cursor();
+            self.expand(0, &root_pos, params, &mut cursor, None);
         }
-        if let Some(e) = eval.filter(|_| self.with_priors) {
-            self.set_priors(0, &root_pos, e);
+        if let Some(e) = eval.filter(|_| self.with_priors()) {
+            let range = self.root().children();
+            let moves: Vec<G::Move> = range.clone().map(|c| self.node(c).mv()).collect();
+            let mut priors = vec![0.0; moves.len()];
+            e.evaluate_with_priors(&root_pos, &moves, &mut priors);
+            for (c, p) in range.zip(priors) {
+                self.priors[c].store(finite_or_zero(p).to_bits(), Ordering::Relaxed);
+            }
         }
-        let range = self.nodes[0].children();
-        self.root_wdl.clear();
-        self.root_wdl.resize(range.len(), [0; 3]);
+        let range = self.root().children();
         self.root_allowed.clear();
         for c in range.clone() {
-            let mv = self.nodes[c].mv;
+            let mv = self.node(c).mv();
             self.root_allowed.push(allowed.contains(&mv));
         }
         if !self.root_allowed.contains(&true) {
@@ -452,26 +489,26 @@ impl<G: Game> Tree<G> {
         if params.solver {
             if let Some(w) = root_pos.winning_move() {
                 for c in range {
-                    if self.nodes[c].mv == w {
-                        self.nodes[c].proof = Some(Verdict::Win);
-                        self.nodes[c].dist = 0;
+                    if self.node(c).mv() == w {
+                        self.node(c).prove(Verdict::Win, 0);
                     }
                 }
             }
             // The root's proof counts only the moves the search may choose.
-            self.nodes[0].proof = None;
+            self.root().unprove();
             self.update_proof(0);
         }
     }
 
     /// Whether root child `i` (0-based) may be chosen.
+    #[inline(always)]
     pub fn root_allowed(&self, i: usize) -> bool {
         self.root_allowed.get(i).copied().unwrap_or(false)
     }
 
     /// The player who moved into a node `depth` plies below the root.
     #[inline(always)]
-    fn mover(&self, depth: usize) -> Player {
+    pub fn mover(&self, depth: usize) -> Player {
         let root_side = self.root_pos.side_to_move();
         if depth % 2 == 1 {
             root_side
@@ -480,141 +517,156 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// Runs one MCTS iteration; leaves are valued by `eval` when given,
-    /// else by a playout.
-    pub fn iterate(&mut self, params: &Params, eval: Option<&dyn Evaluator<G>>) {
-        let mut pos = self.root_pos;
-        let mut idx = 0usize;
-        self.path.clear();
-        self.path.push(0);
-        let mut newly_proven = false;
-        let mut played = false;
-        let leaf = loop {
-            let node = self.nodes[idx];
-            if let Some(proof) = node.proof {
-                break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
-            }
-            if node.first_child == 0
-                && idx != 0
-                && self.with_priors
-                && let Some(e) = eval
-            {
-                // PUCT: expanded and valued at once, the value's pass
-                // giving the children's priors.
-                if !self.expand(idx, &pos, params) {
-                    played = true;
-                    break self.evaluate(e, &pos, params);
+    /// Gives `n` slots from the thread's block, claiming a new block from
+    /// the arena when it has too few (one compare-and-swap a block); `None`
+    /// when the tree is full. A new block that follows the old one
+    /// directly extends it, so a single thread leaves no gaps.
+    fn alloc(&self, cursor: &mut Cursor, n: usize) -> Option<usize> {
+        if cursor.end - cursor.next < n {
+            let capacity = self.capacity();
+            let mut start = self.len.0.load(Ordering::Relaxed);
+            loop {
+                let have = if start == cursor.end {
+                    cursor.end - cursor.next
+                } else {
+                    0
+                };
+                let need = n - have;
+                if capacity - start.min(capacity) < need {
+                    return None;
                 }
-                if let Some(proof) = self.nodes[idx].proof {
-                    newly_proven = true;
-                    break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
-                }
-                played = true;
-                let v = self.set_priors(idx, &pos, e);
-                break self.leaf_value(v, &pos, params, e);
-            }
-            if node.first_child == 0 {
-                let expand = idx == 0 || node.visits >= params.expand_visits;
-                if !expand || !self.expand(idx, &pos, params) {
-                    played = true;
-                    break match eval {
-                        None => Leaf::Outcome(self.playout(pos, params)),
-                        Some(e) => self.evaluate(e, &pos, params),
-                    };
-                }
-                if let Some(proof) = self.nodes[idx].proof {
-                    newly_proven = true;
-                    break Leaf::Outcome(proof_outcome(proof, self.mover(self.path.len() - 1)));
+                let take = need.max(self.block).min(capacity - start);
+                match self.len.0.compare_exchange_weak(
+                    start,
+                    start + take,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        if have == 0 {
+                            cursor.next = start;
+                        }
+                        cursor.end = start + take;
+                        break;
+                    }
+                    Err(now) => start = now,
                 }
             }
-            let child = self.select(idx, params);
-            pos.play_unchecked(self.nodes[child].mv);
-            idx = child;
-            self.path.push(child as u32);
-            if let Some(o) = pos.outcome() {
-                let mover = self.mover(self.path.len() - 1);
-                let node = &mut self.nodes[child];
-                if node.proof.is_none() && params.solver {
-                    node.proof = Some(o.verdict_for(mover));
-                    node.dist = 0;
-                    newly_proven = true;
-                }
-                break Leaf::Outcome(o);
-            }
-        };
-        self.backpropagate(leaf, newly_proven, played);
-    }
-
-    /// The evaluator's value of `pos` (mixed with a playout's result when
-    /// [`Params::eval_weight`] is below 1) as a [`Leaf::Value`] for the
-    /// side to move at the root, in score units. A value that is not a
-    /// number counts as a draw.
-    #[inline]
-    fn evaluate(&mut self, eval: &dyn Evaluator<G>, pos: &G, params: &Params) -> Leaf {
-        let v = eval.evaluate(pos);
-        self.leaf_value(v, pos, params, eval)
-    }
-
-    /// Sets the priors of `idx`'s children (just created) from `eval`;
-    /// returns its value of `pos`, the position at `idx`.
-    fn set_priors(&mut self, idx: usize, pos: &G, eval: &dyn Evaluator<G>) -> f32 {
-        let range = self.nodes[idx].children();
-        self.moves.clear();
-        self.moves
-            .extend(self.nodes[range.clone()].iter().map(|n| n.mv));
-        self.prior_buf.clear();
-        self.prior_buf.resize(range.len(), 0.0);
-        let v = eval.evaluate_with_priors(pos, &self.moves, &mut self.prior_buf);
-        for (p, &q) in self.priors[range].iter_mut().zip(&self.prior_buf) {
-            *p = if q.is_finite() { q } else { 0.0 };
         }
-        v
+        let first = cursor.next;
+        cursor.next += n;
+        Some(first)
     }
 
-    /// An evaluator's value `v` of `pos` (mixed with a playout's result
-    /// when [`Params::eval_weight`] is below 1) as a [`Leaf::Value`], with
-    /// its draw share from [`Evaluator::draw_share`].
-    #[inline]
-    fn leaf_value(&mut self, v: f32, pos: &G, params: &Params, eval: &dyn Evaluator<G>) -> Leaf {
-        let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
-        let side = pos.side_to_move();
-        if params.eval_weight < 1.0 {
-            let w = params.eval_weight.max(0.0);
-            let result = self.playout(*pos, params).verdict_for(side).score() as f32;
-            v = w * v + (1.0 - w) * result;
+    /// Creates the children of `idx` (position `pos`), with their priors
+    /// from `priors` (an evaluator and a scratch buffer) when the tree
+    /// keeps them, and publishes them; see [`Expansion`] for the other
+    /// ends. With the solver on, a position where the side to move wins at
+    /// once is proven without creating children (except at the root,
+    /// whose children are always created; `begin_search` marks the winning
+    /// one).
+    pub fn expand(
+        &self,
+        idx: usize,
+        pos: &G,
+        params: &Params,
+        cursor: &mut Cursor,
+        priors: Option<(&dyn Evaluator<G>, &mut Vec<f32>)>,
+    ) -> Expansion {
+        let node = self.node(idx);
+        if let Err(first) = node.lock() {
+            return if first == EXPANDING {
+                Expansion::Busy
+            } else {
+                Expansion::Expanded
+            };
         }
-        let units = (v * (2 * self.unit) as f32).round() as u32;
-        let units = if side == self.root_pos.side_to_move() {
-            units
-        } else {
-            2 * self.unit - units
+        if params.solver && idx != 0 && pos.winning_move().is_some() {
+            node.prove(Verdict::Loss, 1);
+            node.unlock();
+            return Expansion::Proven;
+        }
+        let moves = pos.legal_moves();
+        let Some(first) = self.alloc(cursor, moves.len()) else {
+            if !self.is_full() {
+                self.full.0.store(true, Ordering::Relaxed);
+            }
+            node.unlock();
+            return Expansion::Full;
         };
-        // A draw share the value cannot hold (more than twice the smaller
-        // of the two sides' scores) is cut to what it can.
-        let draw = eval.draw_share(v);
-        let draw = if draw.is_finite() { draw.max(0.0) } else { 0.0 };
-        let draw = ((draw * self.unit as f32).round() as u32)
-            .min(units)
-            .min(2 * self.unit - units);
-        Leaf::Value(units, draw)
+        for (slot, &m) in self.nodes[first..first + moves.len()]
+            .iter()
+            .zip(moves.iter())
+        {
+            // SAFETY: the allocator gave these slots to this thread alone,
+            // and they are linked only by `publish` below.
+            unsafe { slot.init(m) };
+        }
+        let mut value = None;
+        if self.with_priors() {
+            let slots = &self.priors[first..first + moves.len()];
+            match priors {
+                Some((eval, buf)) => {
+                    buf.clear();
+                    buf.resize(moves.len(), 0.0);
+                    value = Some(eval.evaluate_with_priors(pos, &moves, buf));
+                    for (slot, &p) in slots.iter().zip(buf.iter()) {
+                        slot.store(finite_or_zero(p).to_bits(), Ordering::Relaxed);
+                    }
+                }
+                None => {
+                    let p = 1.0 / moves.len().max(1) as f32;
+                    for slot in slots {
+                        slot.store(p.to_bits(), Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+        // SAFETY: this thread holds the node's lock and has created its
+        // children just above.
+        unsafe { node.publish(first as u32, moves.len()) };
+        Expansion::Created(value)
     }
 
     /// Picks the child of `idx` to descend into: UCT with first-play
-    /// urgency, skipping children proven lost for the player choosing.
+    /// urgency (PUCT with priors), skipping children proven lost for the
+    /// player choosing. `pending` (visits, score) are the thread's own not
+    /// yet added to `idx`, and `child_pending` its children's (empty, or
+    /// one pair per child: the root's with several threads); `values` is
+    /// scratch.
     #[inline]
-    fn select(&mut self, idx: usize, params: &Params) -> usize {
-        if self.with_priors {
-            return self.select_puct(idx, params);
+    pub fn select(
+        &self,
+        idx: usize,
+        params: &Params,
+        pending: (u32, u32),
+        child_pending: &[(u32, u32)],
+        values: &mut Vec<f32>,
+    ) -> usize {
+        let node = self.node(idx);
+        let (visits, score) = node.stats();
+        let (visits, score) = (visits + pending.0, score + pending.1);
+        if self.with_priors() {
+            return self.select_puct(idx, visits, score, params, child_pending);
         }
-        let node = &self.nodes[idx];
-        let explore = params.exploration * sqrt_ln(node.visits);
+        let explore = params.exploration * sqrt_ln(visits);
         let range = node.children();
         let first = range.start;
         let children = &self.nodes[range];
         let fpu = params.fpu;
         let half = 0.5 / self.unit as f32;
-        let value = |child: &Node<G::Move, G::ChildCount>| uct(child, explore, fpu, half);
-        let best = if children.len() <= 16 {
+        let value = |child: &Node<G::Move, G::ChildCount>| {
+            uct(child.stats(), child.proof_code(), explore, fpu, half)
+        };
+        let best = if !child_pending.is_empty() {
+            values.clear();
+            values.extend(children.iter().zip(child_pending).map(|(child, &(n, s))| {
+                let (visits, score) = child.stats();
+                let stats = (visits + n, score + s);
+                uct(stats, child.proof_code(), explore, fpu, half)
+            }));
+            argmax(values)
+        } else if children.len() <= 16 {
             // Narrow nodes: one pass.
             let mut best = 0;
             let mut top = f32::NEG_INFINITY;
@@ -627,31 +679,15 @@ impl<G: Game> Tree<G> {
             }
             best
         } else {
-            // Wide nodes (81 children at the start): three passes that the
-            // compiler vectorizes: the values, their maximum, and the first
+            // Wide nodes (81 children at the start): the values, then their
+            // maximum in a pass that the compiler vectorizes, then the first
             // child that has it.
-            let values = &mut self.values;
             values.clear();
             values.extend(children.iter().map(value));
-            let mut lanes = [f32::NEG_INFINITY; 8];
-            let chunks = values.chunks_exact(8);
-            let rest = chunks.remainder();
-            for chunk in chunks {
-                for (lane, &v) in lanes.iter_mut().zip(chunk) {
-                    *lane = if v > *lane { v } else { *lane };
-                }
-            }
-            for (lane, &v) in lanes.iter_mut().zip(rest) {
-                *lane = if v > *lane { v } else { *lane };
-            }
-            let mut top = lanes[0];
-            for &v in &lanes[1..] {
-                top = if v > top { v } else { top };
-            }
-            values.iter().position(|&v| v == top).unwrap_or(0)
+            argmax(values)
         };
         if idx == 0 && !self.root_allowed[best] {
-            return self.select_allowed(first, explore, fpu, half);
+            return self.select_allowed(first, explore, fpu, half, child_pending);
         }
         first + best
     }
@@ -660,36 +696,50 @@ impl<G: Game> Tree<G> {
     /// `q + c * prior * sqrt(N) / (1 + n)`, an unvisited child's `q` being
     /// the parent's less [`Params::fpu_reduction`]; proven losses for the
     /// player choosing (and, at the root, moves not allowed) skipped.
-    fn select_puct(&self, idx: usize, params: &Params) -> usize {
-        let node = &self.nodes[idx];
+    fn select_puct(
+        &self,
+        idx: usize,
+        visits: u32,
+        score: u32,
+        params: &Params,
+        child_pending: &[(u32, u32)],
+    ) -> usize {
+        let node = self.node(idx);
         let half = 0.5 / self.unit as f32;
-        let parent_q = if node.visits > 0 {
-            1.0 - half * node.score as f32 / node.visits as f32
+        let parent_q = if visits > 0 {
+            1.0 - half * score as f32 / visits as f32
         } else {
             0.5
         };
         let fpu = (parent_q - params.fpu_reduction).max(0.0);
-        let explore = params.policy * (node.visits as f32).sqrt();
+        let explore = params.policy * (visits as f32).sqrt();
         let range = node.children();
         let first = range.start;
         let mut best = first;
         let mut top = f32::NEG_INFINITY;
-        for (k, (child, &prior)) in self.nodes[range.clone()]
+        for (k, (child, prior)) in self.nodes[range.clone()]
             .iter()
             .zip(&self.priors[range])
             .enumerate()
         {
-            if child.proof == Some(Verdict::Loss) || (idx == 0 && !self.root_allowed[k]) {
+            let proof = child.proof_code();
+            if proof == LOSS || (idx == 0 && !self.root_allowed[k]) {
                 continue;
             }
-            let q = if child.proof == Some(Verdict::Draw) {
+            let (n, s) = child.stats();
+            let (n, s) = match child_pending.get(k) {
+                Some(&(dn, ds)) => (n + dn, s + ds),
+                None => (n, s),
+            };
+            let q = if proof == DRAW {
                 0.5
-            } else if child.visits == 0 {
+            } else if n == 0 {
                 fpu
             } else {
-                half * child.score as f32 / child.visits as f32
+                half * s as f32 / n as f32
             };
-            let v = q + explore * prior / (1 + child.visits) as f32;
+            let prior = f32::from_bits(prior.load(Ordering::Relaxed));
+            let v = q + explore * prior / (1 + n) as f32;
             if v > top {
                 top = v;
                 best = first + k;
@@ -700,12 +750,28 @@ impl<G: Game> Tree<G> {
 
     /// Root selection when the search is restricted to some moves.
     #[cold]
-    fn select_allowed(&self, first: usize, explore: f32, fpu: f32, half: f32) -> usize {
-        let n = self.nodes[0].num_children.to_usize();
+    fn select_allowed(
+        &self,
+        first: usize,
+        explore: f32,
+        fpu: f32,
+        half: f32,
+        child_pending: &[(u32, u32)],
+    ) -> usize {
+        let n = self.root().num_children();
         let mut best = first;
         let mut best_value = f32::NEG_INFINITY;
         for k in (0..n).filter(|&k| self.root_allowed[k]) {
-            let value = uct(&self.nodes[first + k], explore, fpu, half);
+            let child = self.node(first + k);
+            let (visits, score) = child.stats();
+            let (n, s) = child_pending.get(k).copied().unwrap_or((0, 0));
+            let value = uct(
+                (visits + n, score + s),
+                child.proof_code(),
+                explore,
+                fpu,
+                half,
+            );
             if value > best_value {
                 best_value = value;
                 best = first + k;
@@ -714,111 +780,14 @@ impl<G: Game> Tree<G> {
         best
     }
 
-    /// Creates the children of `idx` (position `pos`). Returns `false` when
-    /// the tree has no room. With the solver on, a position where the side
-    /// to move wins at once is proven without creating children (except at
-    /// the root, whose children are always created; `begin_search` marks the
-    /// winning one).
-    fn expand(&mut self, idx: usize, pos: &G, params: &Params) -> bool {
-        if params.solver
-            && idx != 0
-            && let Some(_) = pos.winning_move()
-        {
-            let node = &mut self.nodes[idx];
-            node.proof = Some(Verdict::Loss);
-            node.dist = 1;
-            return true;
-        }
-        let moves = pos.legal_moves();
-        if self.nodes.len() + moves.len() > self.capacity {
-            self.full = true;
-            return false;
-        }
-        let first = self.nodes.len();
-        self.nodes.extend(moves.iter().map(|&m| Node::new(m)));
-        if self.with_priors {
-            let p = 1.0 / moves.len().max(1) as f32;
-            self.priors.resize(self.nodes.len(), p);
-        }
-        let node = &mut self.nodes[idx];
-        node.first_child = first as u32;
-        node.num_children = G::ChildCount::from_usize(moves.len());
-        true
-    }
-
-    /// Plays the game out from `pos` by the playout policy.
-    #[inline]
-    fn playout(&mut self, start: G, params: &Params) -> Outcome {
-        // Local copies of the position and the generator stay in registers.
-        let mut pos = start;
-        let mut rng = self.rng.clone();
-        match params.playout {
-            Playout::Uniform => while pos.play_random(&mut rng) {},
-            Playout::Winning => while pos.play_winning_or_random(&mut rng) {},
-        }
-        self.rng = rng;
-        pos.outcome().unwrap_or(Outcome::Draw)
-    }
-
-    /// Adds the iteration's result along the path; when the leaf was just
-    /// proven, carries the proof upwards as far as it goes. `played` tells
-    /// whether the result came from a playout (for the depth statistics).
-    fn backpropagate(&mut self, leaf: Leaf, mut proven: bool, played: bool) {
-        let len = self.path.len();
-        // Score units for whoever moved into a node at an odd depth (the
-        // side to move at the root) and at an even depth (the other side).
-        let root_side = self.root_pos.side_to_move();
-        let unit = self.unit;
-        let (odd, even) = match leaf {
-            Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
-            Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
-            Leaf::Outcome(Outcome::Draw) => (unit, unit),
-            Leaf::Value(v, _) => (v, 2 * unit - v),
-        };
-        for d in (0..len).rev() {
-            let idx = self.path[d] as usize;
-            let reward = if d % 2 == 1 { odd } else { even };
-            let node = &mut self.nodes[idx];
-            node.visits += 1;
-            node.score += reward;
-            if proven && d + 1 < len {
-                proven = self.update_proof(idx);
-            }
-        }
-        if len > 1 {
-            // In score units: a result adds `unit` to its count, a value
-            // splits `unit` between wins and losses.
-            let child = self.path[1] as usize - self.nodes[0].first_child as usize;
-            let wdl = &mut self.root_wdl[child];
-            match leaf {
-                Leaf::Outcome(Outcome::Win(p)) if p == root_side => wdl[0] += unit,
-                Leaf::Outcome(Outcome::Draw) => wdl[1] += unit,
-                Leaf::Outcome(_) => wdl[2] += unit,
-                Leaf::Value(v, draw) => {
-                    // Wins and half the draws make the expected score.
-                    let win = (v - draw) / 2;
-                    wdl[0] += win;
-                    wdl[1] += draw;
-                    wdl[2] += unit - win - draw;
-                }
-            }
-        }
-        self.iterations += 1;
-        if played {
-            self.playouts += 1;
-            self.depth_sum += (len - 1) as u64;
-        }
-        self.max_depth = self.max_depth.max((len - 1) as u32);
-        if self.nodes[0].visits >= RESCALE_VISITS / self.unit {
-            self.rescale();
-        }
-    }
-
     /// Re-derives the proof of `idx` from its children after one of them was
-    /// proven. Returns whether `idx` is now proven.
-    fn update_proof(&mut self, idx: usize) -> bool {
-        let node = self.nodes[idx];
-        if node.proof.is_some() {
+    /// proven. Returns whether this call proved `idx`. Under concurrency a
+    /// proof is set once (compare-and-swap) and only from children's
+    /// proofs, which never change: whichever thread sets it, it is right,
+    /// and its distance is that of a line of play that achieves it.
+    pub fn update_proof(&self, idx: usize) -> bool {
+        let node = self.node(idx);
+        if node.verdict().is_some() {
             return false;
         }
         let mut win_dist = None::<u8>;
@@ -829,15 +798,12 @@ impl<G: Game> Tree<G> {
             if idx == 0 && !self.root_allowed.get(k).copied().unwrap_or(true) {
                 continue;
             }
-            let child = &self.nodes[c];
-            match child.proof {
-                Some(Verdict::Win) => {
-                    win_dist = Some(win_dist.map_or(child.dist, |d| d.min(child.dist)))
-                }
-                Some(Verdict::Loss) => longest = longest.max(child.dist),
-                Some(Verdict::Draw) => {
+            match self.node(c).proof() {
+                Some((Verdict::Win, d)) => win_dist = Some(win_dist.map_or(d, |w| w.min(d))),
+                Some((Verdict::Loss, d)) => longest = longest.max(d),
+                Some((Verdict::Draw, d)) => {
                     any_draw = true;
-                    longest = longest.max(child.dist);
+                    longest = longest.max(d);
                 }
                 None => all_proven = false,
             }
@@ -851,22 +817,17 @@ impl<G: Game> Tree<G> {
         } else {
             (Verdict::Win, longest)
         };
-        let node = &mut self.nodes[idx];
-        node.proof = Some(proof);
-        node.dist = dist.saturating_add(1);
-        true
+        node.prove(proof, dist.saturating_add(1))
     }
 
-    /// Halves every node's statistics (see `RESCALE_VISITS`).
-    fn rescale(&mut self) {
-        for node in &mut self.nodes {
-            node.visits = node.visits.div_ceil(2);
-            node.score = node.score.div_ceil(2).min(2 * self.unit * node.visits);
-        }
-        for wdl in &mut self.root_wdl {
-            for x in wdl {
-                *x /= 2;
-            }
+    /// Halves every node's statistics (see `RESCALE_VISITS`). Only while
+    /// no other thread searches: the threads' virtual visits must all have
+    /// been taken back.
+    pub fn rescale(&self) {
+        for node in &self.nodes[..self.len()] {
+            let (visits, score) = node.stats();
+            let visits = visits.div_ceil(2);
+            node.set_stats(visits, score.div_ceil(2).min(2 * self.unit * visits));
         }
     }
 
@@ -876,44 +837,68 @@ impl<G: Game> Tree<G> {
         let mut pv = Vec::new();
         let mut idx = from;
         while pv.len() < max_len {
-            let node = &self.nodes[idx];
-            if node.first_child == 0 {
-                break;
-            }
             let Some(best) = best_child(self, idx, |_| true) else {
                 break;
             };
-            pv.push(self.nodes[best].mv);
+            pv.push(self.node(best).mv());
             idx = best;
         }
         pv
     }
 }
 
-/// A child's UCT value, `q + explore / sqrt(n)` with `q = half * score / n`
+/// A prior as stored: one that is not a number counts as 0.
+fn finite_or_zero(p: f32) -> f32 {
+    if p.is_finite() { p } else { 0.0 }
+}
+
+/// A child's UCT value from its stats and proof code, `q + explore / sqrt(n)` with `q = half * score / n`
 /// (`half` is 1/2 over the tree's score unit)
 /// (a proven draw counts as `q = 1/2`), computed as
 /// `(score / 2 / sqrt(n) + explore) / sqrt(n)`; `fpu` when unvisited; minus
 /// infinity when proven lost for the player choosing. `explore` is
 /// `c * sqrt(ln N)` for the parent's `N` visits.
 #[inline(always)]
-fn uct<M, C>(child: &Node<M, C>, explore: f32, fpu: f32, half: f32) -> f32 {
-    let inv = inv_sqrt(child.visits);
-    let half_score = if child.proof == Some(Verdict::Draw) {
-        0.5 * child.visits as f32
+fn uct((visits, score): (u32, u32), proof: u8, explore: f32, fpu: f32, half: f32) -> f32 {
+    let inv = inv_sqrt(visits);
+    let half_score = if proof == DRAW {
+        0.5 * visits as f32
     } else {
-        half * child.score as f32
+        half * score as f32
     };
-    let value = if child.visits == 0 {
+    let value = if visits == 0 {
         fpu
     } else {
         (half_score * inv + explore) * inv
     };
-    if child.proof == Some(Verdict::Loss) {
+    if proof == LOSS {
         f32::NEG_INFINITY
     } else {
         value
     }
+}
+
+/// The index of the first largest of `values` (0 when empty): their
+/// maximum in a pass that the compiler vectorizes, then the first value
+/// that has it.
+#[inline(always)]
+fn argmax(values: &[f32]) -> usize {
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &v) in lanes.iter_mut().zip(chunk) {
+            *lane = if v > *lane { v } else { *lane };
+        }
+    }
+    for (lane, &v) in lanes.iter_mut().zip(rest) {
+        *lane = if v > *lane { v } else { *lane };
+    }
+    let mut top = lanes[0];
+    for &v in &lanes[1..] {
+        top = if v > top { v } else { top };
+    }
+    values.iter().position(|&v| v == top).unwrap_or(0)
 }
 
 /// The order of the children to play, larger better: proven wins
@@ -935,7 +920,7 @@ pub(crate) fn preference(
 
 /// The child of `idx` to play: a proven win (the shortest), else the most
 /// visited child not proven lost (ties to the better score), else the
-/// proven loss that lasts longest. `allowed` filters children by index.
+/// proven loss that lasts longest. `allowed` filters children by number.
 pub(crate) fn best_child<G: Game>(
     tree: &Tree<G>,
     idx: usize,
@@ -948,12 +933,9 @@ pub(crate) fn best_child<G: Game>(
             continue;
         }
         let child = tree.node(c);
-        let key = preference(
-            child.proof,
-            child.dist,
-            child.visits as u64,
-            child.score as u64,
-        );
+        let (proof, dist) = child.proof().map_or((None, 0), |(v, d)| (Some(v), d));
+        let (visits, score) = child.stats();
+        let key = preference(proof, dist, visits as u64, score as u64);
         if best.is_none_or(|(_, k)| key > k) {
             best = Some((c, key));
         }
@@ -1047,20 +1029,11 @@ fn inv_sqrt(n: u32) -> f32 {
     }
 }
 
-/// The outcome a proof stands for, given the player who moved into the node.
-#[inline(always)]
-fn proof_outcome(proof: Verdict, mover: Player) -> Outcome {
-    match proof {
-        Verdict::Win => Outcome::Win(mover),
-        Verdict::Loss => Outcome::Win(mover.opponent()),
-        Verdict::Draw => Outcome::Draw,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::Position;
+    use crate::search::worker::{Share, Worker};
 
     fn params() -> Params {
         Params::default()
@@ -1088,30 +1061,36 @@ mod tests {
         }
     }
 
-    #[test]
-    fn node_is_16_bytes() {
-        assert_eq!(std::mem::size_of::<Node<crate::rules::Move, u8>>(), 16);
+    /// Runs `n` iterations on one thread.
+    fn iterate(
+        tree: &mut Tree<Position>,
+        p: &Params,
+        eval: Option<&dyn Evaluator<Position>>,
+        n: u32,
+    ) {
+        tree.begin_search(p, &[], eval, 1);
+        let share = Share::new(tree.root().num_children());
+        let mut worker = Worker::new(1);
+        worker.begin(tree, 1);
+        for _ in 0..n {
+            worker.iterate(tree, &share, p, eval, false);
+        }
     }
 
     #[test]
     fn visits_add_up() {
         let p = params();
-        let mut tree = Tree::new(100_000, Position::startpos(), 1).unwrap();
-        tree.begin_search(&p, &[], None);
-        for _ in 0..5_000 {
-            tree.iterate(&p, None);
-        }
+        let mut tree = Tree::new(100_000, Position::startpos()).unwrap();
+        iterate(&mut tree, &p, None, 5_000);
         let root = tree.root();
-        assert_eq!(root.visits, 5_000);
-        let sum: u32 = root.children().map(|c| tree.node(c).visits).sum();
+        assert_eq!(root.visits(), 5_000);
+        let sum: u32 = root.children().map(|c| tree.node(c).visits()).sum();
         assert_eq!(sum, 5_000);
-        // Every expanded node's visits are its children's plus its own
-        // first visits (before expansion).
         for i in 0..tree.len() {
             let n = tree.node(i);
-            assert!(n.score <= 2 * tree.unit() * n.visits);
+            assert!(n.score() <= 2 * tree.unit() * n.visits());
             for c in n.children() {
-                assert!(c > i, "children lie after their parent");
+                assert!(c > i, "with one thread children lie after their parent");
             }
         }
     }
@@ -1145,20 +1124,20 @@ mod tests {
     /// Every expanded node's children carry their priors, and visits add
     /// up (a node is expanded at its first visit).
     fn check_priors(tree: &Tree<Position>) {
-        assert_eq!(tree.priors.len(), tree.len());
+        assert!(tree.with_priors());
         for i in 0..tree.len() {
             let range = tree.node(i).children();
             if range.is_empty() {
                 continue;
             }
-            let total: f32 = range.clone().map(|c| weight(tree.node(c).mv)).sum();
+            let total: f32 = range.clone().map(|c| weight(tree.node(c).mv())).sum();
             for c in range.clone() {
-                let want = weight(tree.node(c).mv) / total;
-                assert!((tree.priors[c] - want).abs() < 1e-6, "node {c}");
+                let want = weight(tree.node(c).mv()) / total;
+                assert!((tree.prior(c) - want).abs() < 1e-6, "node {c}");
             }
-            if i != 0 && tree.node(i).proof.is_none() {
-                let sum: u32 = range.map(|c| tree.node(c).visits).sum();
-                assert_eq!(sum + 1, tree.node(i).visits, "node {i}");
+            if i != 0 && tree.node(i).verdict().is_none() {
+                let sum: u32 = range.map(|c| tree.node(c).visits()).sum();
+                assert_eq!(sum + 1, tree.node(i).visits(), "node {i}");
             }
         }
     }
@@ -1169,54 +1148,45 @@ mod tests {
             policy: 1.0,
             ..params()
         };
-        let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
+        let mut tree = Tree::new(1_000_000, Position::startpos()).unwrap();
         tree.set_unit(EVAL_UNIT);
-        tree.begin_search(&p, &[], Some(&Favours));
-        for _ in 0..5_000 {
-            tree.iterate(&p, Some(&Favours));
-        }
+        iterate(&mut tree, &p, Some(&Favours), 5_000);
         check_priors(&tree);
         // With equal values the most favoured moves get the most visits.
         let root = tree.root().children();
         let top_prior = root
             .clone()
-            .map(|c| weight(tree.node(c).mv))
+            .map(|c| weight(tree.node(c).mv()))
             .fold(0.0, f32::max);
         let best = best_child(&tree, 0, |_| true).unwrap();
-        assert_eq!(weight(tree.node(best).mv), top_prior);
+        assert_eq!(weight(tree.node(best).mv()), top_prior);
         let mut pos = Position::startpos();
-        pos.play(tree.node(best).mv);
+        pos.play(tree.node(best).mv());
         assert!(tree.advance(&pos));
         check_priors(&tree);
-        tree.begin_search(&p, &[], Some(&Favours));
-        for _ in 0..2_000 {
-            tree.iterate(&p, Some(&Favours));
-        }
+        iterate(&mut tree, &p, Some(&Favours), 2_000);
         check_priors(&tree);
         // Turning PUCT off forgets the tree and its priors.
-        tree.begin_search(&params(), &[], Some(&Favours));
-        assert!(tree.priors.is_empty());
-        assert_eq!(tree.root().visits, 0);
+        tree.begin_search(&params(), &[], Some(&Favours), 1);
+        assert!(!tree.with_priors());
+        assert_eq!(tree.root().visits(), 0);
     }
 
     #[test]
     fn compaction_keeps_the_subtree() {
         let p = params();
-        let mut tree = Tree::new(1_000_000, Position::startpos(), 2).unwrap();
-        tree.begin_search(&p, &[], None);
-        for _ in 0..20_000 {
-            tree.iterate(&p, None);
-        }
+        let mut tree = Tree::new(1_000_000, Position::startpos()).unwrap();
+        iterate(&mut tree, &p, None, 20_000);
         let best = best_child(&tree, 0, |_| true).unwrap();
-        let mv = tree.node(best).mv;
-        let visits = tree.node(best).visits;
+        let mv = tree.node(best).mv();
+        let visits = tree.node(best).visits();
         let pv_before = tree.pv_from(best, 10);
         let mut pos = Position::startpos();
         pos.play(mv);
         assert!(tree.advance(&pos));
-        assert_eq!(tree.root().visits, visits);
+        assert_eq!(tree.root().visits(), visits);
         assert_eq!(tree.pv_from(0, 10), pv_before);
-        let sum: u32 = tree.root().children().map(|c| tree.node(c).visits).sum();
+        let sum: u32 = tree.root().children().map(|c| tree.node(c).visits()).sum();
         assert_eq!(sum + p.expand_visits, visits);
         for i in 0..tree.len() {
             for c in tree.node(i).children() {
@@ -1227,5 +1197,81 @@ mod tests {
         let far: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
         assert!(!tree.advance(&far));
         assert_eq!(tree.len(), 1);
+    }
+
+    /// Children below their parent (as another thread's block leaves
+    /// them) survive compaction, the new root at 0.
+    #[test]
+    fn compaction_keeps_children_that_lie_below_their_parent() {
+        let p = params();
+        let mut tree = Tree::new(10_000, Position::startpos()).unwrap();
+        tree.begin_search(&p, &[], None, 1);
+        let root_pos = Position::startpos();
+        // Expand root child 0 with its children placed high, then its first
+        // child's with their children placed low (a gap left before).
+        let c0 = tree.root().children().start;
+        let mut pos0 = root_pos;
+        pos0.play(tree.node(c0).mv());
+        let mut high = Cursor {
+            next: 5_000,
+            end: 6_000,
+        };
+        assert_eq!(
+            tree.expand(c0, &pos0, &p, &mut high, None),
+            Expansion::Created(None)
+        );
+        let g0 = tree.node(c0).children().start;
+        assert_eq!(g0, 5_000);
+        let mut pos1 = pos0;
+        pos1.play(tree.node(g0).mv());
+        let mut low = Cursor {
+            next: 200,
+            end: 1_000,
+        };
+        tree.len.0.store(6_000, Ordering::Relaxed);
+        assert_eq!(
+            tree.expand(g0, &pos1, &p, &mut low, None),
+            Expansion::Created(None)
+        );
+        let grand = tree.node(g0).children();
+        assert_eq!(grand.start, 200);
+        let moves: Vec<_> = grand.clone().map(|c| tree.node(c).mv()).collect();
+        tree.node(grand.start).add(3, 4);
+        let kids = tree.node(c0).num_children();
+        assert!(tree.advance(&pos0));
+        assert_eq!(tree.len(), 1 + kids + moves.len());
+        let kids = tree.root().children();
+        assert_eq!(
+            kids.start,
+            1 + moves.len(),
+            "the low grandchildren came first"
+        );
+        let g = tree.node(kids.start).children();
+        assert_eq!(g.start, 1);
+        let got: Vec<_> = g.clone().map(|c| tree.node(c).mv()).collect();
+        assert_eq!(got, moves);
+        assert_eq!(tree.node(g.start).stats(), (3, 4));
+    }
+
+    /// Two blocks of one thread that follow each other leave no gap; a
+    /// full tree refuses what does not fit.
+    #[test]
+    fn blocks_extend_and_fill() {
+        let mut tree = Tree::new(1_000, Position::startpos()).unwrap();
+        tree.block = 100;
+        let mut cursor = tree.cursor();
+        assert_eq!(tree.alloc(&mut cursor, 60), Some(1));
+        assert_eq!(
+            tree.alloc(&mut cursor, 60),
+            Some(61),
+            "the next block extends it"
+        );
+        assert_eq!(tree.len(), 201);
+        let mut other = tree.cursor();
+        assert_eq!(tree.alloc(&mut other, 10), Some(201));
+        // The first cursor's block no longer ends at the top: a new block.
+        assert_eq!(tree.alloc(&mut cursor, 90), Some(301));
+        assert_eq!(tree.alloc(&mut cursor, 2_000), None);
+        assert_eq!(tree.alloc(&mut other, 90), Some(211), "its own block still");
     }
 }

@@ -1,0 +1,355 @@
+//! One search on several threads: the budget of iterations they share, the
+//! helper threads' loop, and the reporting thread's, which searches too and
+//! also watches the limits, the clock and the statistics' range.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::tree::{RESCALE_VISITS, Tree, preference};
+use super::worker::{Share, Worker};
+use super::{Control, Evaluator, Params, Report, TimePlan, build_report};
+use crate::game::Game;
+
+/// Iterations between two looks at the limits by the reporting thread
+/// (at most, with a clock; see [`MainLoop::run`]).
+const CHECK_EVERY: u32 = 256;
+/// With a clock, the reporting thread's chunks of iterations grow while they
+/// take less than this...
+const CHUNK_FAST: Duration = Duration::from_micros(500);
+/// ...and shrink while they take more than this.
+const CHUNK_SLOW: Duration = Duration::from_millis(2);
+/// Iterations between two yields of a helper thread when the threads
+/// occupy every core (about a millisecond).
+const YIELD_EVERY: u32 = 1024;
+/// The most iterations a thread claims from a node budget at once.
+const MAX_BATCH: u64 = 256;
+/// How long an idle thread sleeps before it looks again.
+const IDLE: Duration = Duration::from_micros(200);
+
+/// The search's node budget, which the threads claim in batches (one
+/// atomic add a batch), so that they run exactly the iterations asked for
+/// in all.
+#[repr(align(128))]
+pub(crate) struct Budget {
+    limit: Option<u64>,
+    claimed: AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `limit` iterations, if any.
+    pub fn new(limit: Option<u64>) -> Self {
+        Budget {
+            limit,
+            claimed: AtomicU64::new(0),
+        }
+    }
+
+    /// Takes one iteration for `worker` (one of `workers`): from its batch,
+    /// else from a new batch. `false` once the budget is spent.
+    #[inline]
+    fn take<G: Game>(&self, worker: &mut Worker<G>, workers: usize) -> bool {
+        if worker.budget > 0 {
+            worker.budget -= 1;
+            return true;
+        }
+        let Some(limit) = self.limit else {
+            return true;
+        };
+        let claimed = self.claimed.load(Ordering::Relaxed);
+        if claimed >= limit {
+            return false;
+        }
+        // Smaller batches as the end nears, so that the threads finish
+        // together.
+        let batch = ((limit - claimed) / (4 * workers as u64)).clamp(1, MAX_BATCH);
+        let from = self.claimed.fetch_add(batch, Ordering::Relaxed);
+        if from >= limit {
+            return false;
+        }
+        worker.budget = batch.min(limit - from) - 1;
+        true
+    }
+}
+
+/// Flags the reporting thread raises for the others.
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct Flags {
+    /// The search is over.
+    done: AtomicBool,
+    /// The helpers are to pause (for [`Tree::rescale`]).
+    pause: AtomicBool,
+    /// Helpers pausing.
+    parked: AtomicUsize,
+}
+
+/// What every search thread shares.
+pub(crate) struct Run<'a, G: Game> {
+    pub tree: &'a Tree<G>,
+    pub params: &'a Params,
+    /// Values leaves in place of playouts, when set.
+    pub eval: Option<&'a dyn Evaluator<G>>,
+    pub control: &'a Control,
+    /// One per thread, the reporting thread's first.
+    pub shares: &'a [Share],
+    pub budget: &'a Budget,
+    pub flags: &'a Flags,
+    /// Whether several threads search (see `Worker::iterate`).
+    pub shared: bool,
+    pub infinite: bool,
+    /// Whether the search threads occupy every core, so that they should
+    /// yield now and then to the thread that reads `stop`.
+    pub yield_cpu: bool,
+}
+
+impl<G: Game> Run<'_, G> {
+    fn stopped(&self) -> bool {
+        self.control.is_stopped() || self.flags.done.load(Ordering::Relaxed)
+    }
+
+    fn workers(&self) -> usize {
+        self.shares.len()
+    }
+
+    /// A helper thread: searches until told to stop; waits while the root
+    /// is proven or the budget is spent (the reporting thread decides when
+    /// the search ends), and while the reporting thread rescales.
+    pub fn helper(&self, worker: &mut Worker<G>, share: &Share) {
+        let mut count = 0u32;
+        while !self.stopped() {
+            if self.flags.pause.load(Ordering::SeqCst) {
+                self.park();
+                continue;
+            }
+            if self.tree.root_proven() || !self.budget.take(worker, self.workers()) {
+                std::thread::sleep(IDLE);
+                continue;
+            }
+            worker.iterate(self.tree, share, self.params, self.eval, self.shared);
+            count = count.wrapping_add(1);
+            if self.yield_cpu && count.is_multiple_of(YIELD_EVERY) {
+                // Let the input thread run promptly when every core
+                // searches (stop latency); one system call a millisecond.
+                std::thread::yield_now();
+            }
+        }
+        worker.flush(self.tree);
+    }
+
+    /// Waits while the reporting thread rescales.
+    #[cold]
+    fn park(&self) {
+        self.flags.parked.fetch_add(1, Ordering::SeqCst);
+        while self.flags.pause.load(Ordering::SeqCst) && !self.control.is_stopped() {
+            std::thread::yield_now();
+        }
+        self.flags.parked.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Halves the tree's statistics once every other thread is between
+    /// iterations, with none of their virtual visits left in the tree.
+    #[cold]
+    fn rescale(&self) {
+        let others = self.workers() - 1;
+        if others > 0 {
+            self.flags.pause.store(true, Ordering::SeqCst);
+            while self.flags.parked.load(Ordering::SeqCst) < others {
+                if self.control.is_stopped() {
+                    // The search ends; the statistics have room for its
+                    // last few iterations.
+                    self.flags.pause.store(false, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::yield_now();
+            }
+        }
+        self.tree.rescale();
+        self.flags.pause.store(false, Ordering::SeqCst);
+    }
+
+    /// Iterations done so far, all threads.
+    fn iterations(&self) -> u64 {
+        self.shares
+            .iter()
+            .map(|s| s.iterations.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// The reporting thread: searches like a helper, and also watches the
+/// limits, stops the others and reports progress.
+pub(crate) struct MainLoop<'a, 'b, G: Game> {
+    pub run: &'a Run<'a, G>,
+    pub plan: Option<TimePlan>,
+    pub depth_limit: Option<u32>,
+    pub start: Instant,
+    pub on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
+    pub last_info: Instant,
+    pub info_interval: Duration,
+}
+
+impl<G: Game> MainLoop<'_, '_, G> {
+    /// Searches in chunks of iterations, looking at the limits between
+    /// them, until the search ends; then tells the helpers.
+    pub fn run(&mut self, worker: &mut Worker<G>) {
+        let run = self.run;
+        let share = &run.shares[0];
+        let mut was_pondering = run.control.is_pondering();
+        let mut time_base = self.start;
+        let mut chunks = 0u32;
+        // With a clock, the chunk between two looks at it adapts to the
+        // game's speed: 256 UTTT iterations take a quarter of a millisecond,
+        // 256 slow ones (long playouts, as in Super 1 al 5 with uniform
+        // playouts) could take longer than the whole move. Without one the
+        // chunk is fixed, so that with one thread a depth limit ends at the
+        // same iteration on every machine.
+        let timed = self.plan.is_some();
+        let mut chunk = if timed { 1 } else { CHECK_EVERY };
+        loop {
+            if run.control.is_stopped() {
+                break;
+            }
+            let pondering = run.control.is_pondering();
+            if was_pondering && !pondering {
+                // ponderhit: the clock starts now.
+                time_base = Instant::now();
+                was_pondering = false;
+            }
+            let waiting = run.infinite || pondering;
+            let began = timed.then(Instant::now);
+            let mut ran = 0;
+            let mut spent = false;
+            while ran < chunk && !run.control.is_stopped() && !run.tree.root_proven() {
+                if !run.budget.take(worker, run.workers()) {
+                    spent = true;
+                    break;
+                }
+                worker.iterate(run.tree, share, run.params, run.eval, run.shared);
+                ran += 1;
+            }
+            if let Some(began) = began
+                && ran == chunk
+            {
+                let took = began.elapsed();
+                if took < CHUNK_FAST {
+                    chunk = (chunk * 2).min(CHECK_EVERY);
+                } else if took > CHUNK_SLOW {
+                    chunk = (chunk / 2).max(1);
+                }
+            }
+            if run.tree.root().visits() >= RESCALE_VISITS / run.tree.unit() {
+                run.rescale();
+            }
+            let idle = ran < chunk;
+            if idle {
+                // The root is proven or the budget spent: the search is
+                // over once the others have finished their iterations,
+                // unless it waits for `stop` or `ponderhit`.
+                let finished = run.tree.root_proven()
+                    || (spent && run.budget.limit.is_some_and(|n| run.iterations() >= n));
+                if (finished && !waiting) || run.control.is_stopped() {
+                    break;
+                }
+                self.maybe_info();
+                std::thread::sleep(IDLE);
+                continue;
+            }
+            chunks += 1;
+            if run.yield_cpu && chunks.is_multiple_of(4) {
+                // As in the helpers: let the input thread run promptly.
+                std::thread::yield_now();
+            }
+            if run.control.is_stopped() || (!waiting && self.limits_reached(time_base)) {
+                break;
+            }
+            self.maybe_info();
+        }
+        worker.flush(run.tree);
+        run.flags.done.store(true, Ordering::SeqCst);
+    }
+
+    /// Time, depth and settledness checks.
+    fn limits_reached(&self, time_base: Instant) -> bool {
+        let run = self.run;
+        if let Some(d) = self.depth_limit {
+            // The depth is the mean depth at which playouts start; iterations
+            // that end in proven nodes do not count, since they cannot
+            // deepen the tree. Stop too once the best move is proven or the
+            // tree is full, so that a depth limit always ends.
+            let (mut playouts, mut depth_sum) = (0, 0);
+            for s in run.shares {
+                playouts += s.playouts.load(Ordering::Relaxed);
+                depth_sum += s.depth_sum.load(Ordering::Relaxed);
+            }
+            let depth_reached = match depth_sum.checked_div(playouts) {
+                Some(mean) => mean >= d as u64,
+                // Every iteration ended in a proven node: nothing is left to
+                // deepen.
+                None => run.iterations() > 0,
+            };
+            if depth_reached || run.tree.is_full() || self.best_is_proven() {
+                return true;
+            }
+        }
+        let Some(plan) = self.plan else {
+            return false;
+        };
+        let elapsed = time_base.elapsed();
+        if elapsed >= plan.hard {
+            return true;
+        }
+        let (best, second) = self.top_two();
+        if elapsed >= plan.soft {
+            // Past the soft limit, go on only while the choice is close.
+            return best >= second.saturating_mul(2) || plan.soft == plan.hard;
+        }
+        // Before it, stop early when the runner-up cannot catch up in the
+        // time left to the soft limit at the current speed.
+        if elapsed >= plan.soft / 4 && plan.soft != plan.hard {
+            let rate = run.iterations() as f64 / elapsed.as_secs_f64().max(1e-6);
+            let left = (plan.soft - elapsed).as_secs_f64() * rate;
+            return best.saturating_sub(second) as f64 > left;
+        }
+        false
+    }
+
+    /// Whether the best root move is proven.
+    fn best_is_proven(&self) -> bool {
+        let tree = self.run.tree;
+        tree.root()
+            .children()
+            .map(|c| {
+                let node = tree.node(c);
+                let (proof, dist) = node.proof().map_or((None, 0), |(v, d)| (Some(v), d));
+                let key = preference(proof, dist, node.visits() as u64, node.score() as u64);
+                (key, proof)
+            })
+            .max_by_key(|&(key, _)| key)
+            .is_some_and(|(_, proof)| proof.is_some())
+    }
+
+    /// Visits of the two most visited root moves.
+    fn top_two(&self) -> (u64, u64) {
+        let tree = self.run.tree;
+        let (mut best, mut second) = (0, 0);
+        for c in tree.root().children() {
+            let v = tree.node(c).visits() as u64;
+            if v > best {
+                second = best;
+                best = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        (best, second)
+    }
+
+    fn maybe_info(&mut self) {
+        if self.last_info.elapsed() < self.info_interval {
+            return;
+        }
+        self.last_info = Instant::now();
+        let report = build_report(self.run.tree, self.run.shares, self.start.elapsed());
+        (self.on_info)(&report);
+    }
+}

@@ -1,0 +1,449 @@
+//! One search thread: its random generator, scratch and block of arena
+//! slots; the MCTS iteration it runs over the shared tree (selection with
+//! virtual loss, expansion, playout or evaluation, backpropagation with
+//! MCTS-Solver); and the statistics it publishes for the thread that
+//! reports.
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+
+use super::node::{EXPANDING, Node};
+use super::tree::{Cursor, Expansion, Tree};
+use super::{Evaluator, Params, Playout};
+use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
+
+/// Virtual visits a thread adds to each node two plies or more below the
+/// root as it descends (the root's children get none: a thread's visits to
+/// them wait in its own counts, see [`ROOT_FLUSH`]), scored as losses for
+/// the player who moved into the node, and takes back when it adds the
+/// iteration's result: while a thread is on a path, the path looks worse
+/// and less urgent to the others, so that they look elsewhere (only with
+/// several threads). See the module docs of [`super`] for the sizes and
+/// kinds measured.
+pub(crate) const VIRTUAL_LOSS: u32 = 1;
+
+/// What one thread has done in the current search, written by that thread
+/// alone and read by the one that reports. Aligned to its own cache lines,
+/// so that threads never write the same line.
+#[repr(align(128))]
+pub(crate) struct Share {
+    /// Iterations.
+    pub iterations: AtomicU64,
+    /// Iterations that ended in a playout or an evaluation (rather than
+    /// in a terminal or proven node).
+    pub playouts: AtomicU64,
+    /// Sum of the depths at which those started.
+    pub depth_sum: AtomicU64,
+    /// Deepest leaf.
+    pub max_depth: AtomicU32,
+    /// Per root child: wins, draws and losses for the side to move at the
+    /// root, in score units (a result adds `unit` to its count, a value
+    /// splits `unit` between them), for the WDL report.
+    pub root_wdl: Box<[[AtomicU64; 3]]>,
+}
+
+impl Share {
+    /// Zero counts for a root with `children` children.
+    pub fn new(children: usize) -> Self {
+        Share {
+            iterations: AtomicU64::new(0),
+            playouts: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            root_wdl: (0..children).map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+/// Adds `x` to a counter that only this thread writes (a load and a
+/// store, not a locked add).
+#[inline(always)]
+fn bump(counter: &AtomicU64, x: u64) {
+    counter.store(counter.load(Ordering::Relaxed) + x, Ordering::Relaxed);
+}
+
+/// What ended an iteration: a game result (a playout's, a terminal or a
+/// proven node's), or an evaluator's value.
+#[derive(Copy, Clone, Debug)]
+enum Leaf {
+    /// The game's result.
+    Outcome(Outcome),
+    /// An evaluator's value: the expected score of the side to move at
+    /// the root in score units (0 to `2 * unit`), and the share of it that
+    /// is drawn, in units of one visit (0 to `unit`; for the WDL report).
+    Value(u32, u32),
+}
+
+/// A node on the current path, with the virtual visits this thread added
+/// to it.
+#[derive(Copy, Clone, Debug)]
+struct Step {
+    idx: u32,
+    virtual_visits: u32,
+}
+
+/// One search thread's own state.
+pub(crate) struct Worker<G: Game> {
+    rng: Xoshiro256PlusPlus,
+    /// The current iteration's path.
+    path: Vec<Step>,
+    /// Scratch for the children's values in selection.
+    values: Vec<f32>,
+    /// Scratch for a new node's priors.
+    priors: Vec<f32>,
+    /// This thread's slots in the arena.
+    cursor: Cursor,
+    /// The root's first child in this search.
+    root_first: usize,
+    /// Visits and score this thread has yet to add to the root (see
+    /// [`ROOT_FLUSH`]).
+    root_pending: (u32, u32),
+    /// The same for each of the root's children.
+    child_pending: Vec<(u32, u32)>,
+    /// Iterations left of the budget this thread claimed.
+    pub budget: u64,
+    game: PhantomData<fn(G)>,
+}
+
+impl<G: Game> Worker<G> {
+    /// A thread's state, its generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Worker {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            path: Vec::with_capacity(G::MAX_PLIES + 2),
+            values: Vec::with_capacity(G::MAX_MOVES),
+            priors: Vec::with_capacity(G::MAX_MOVES),
+            cursor: Cursor::default(),
+            root_first: 0,
+            root_pending: (0, 0),
+            child_pending: Vec::with_capacity(G::MAX_MOVES),
+            budget: 0,
+            game: PhantomData,
+        }
+    }
+
+    /// Prepares for a search of `tree` (after `Tree::begin_search`), the
+    /// generator seeded with `seed`.
+    pub fn begin(&mut self, tree: &Tree<G>, seed: u64) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        self.cursor = tree.cursor();
+        let children = tree.root().children();
+        self.root_first = children.start;
+        self.root_pending = (0, 0);
+        self.child_pending.clear();
+        self.child_pending.resize(children.len(), (0, 0));
+        self.budget = 0;
+    }
+
+    /// Runs one MCTS iteration; leaves are valued by `eval` when given,
+    /// else by a playout. `shared`: other threads search the tree too (a
+    /// virtual loss marks the path, updates are atomic adds); with one
+    /// thread, plain stores. Nothing is done once the root is proven.
+    pub fn iterate(
+        &mut self,
+        tree: &Tree<G>,
+        share: &Share,
+        params: &Params,
+        eval: Option<&dyn Evaluator<G>>,
+        shared: bool,
+    ) {
+        let mut pos = *tree.root_pos();
+        let mut idx = 0usize;
+        self.path.clear();
+        self.path.push(Step {
+            idx: 0,
+            virtual_visits: 0,
+        });
+        let mut newly_proven = false;
+        let mut played = false;
+        let puct = eval.filter(|_| tree.with_priors());
+        let leaf = loop {
+            let node = tree.node(idx);
+            if let Some(proof) = node.verdict() {
+                if idx == 0 {
+                    // Another thread proved the root just now: the search
+                    // is over, and this iteration does not count.
+                    return;
+                }
+                break Leaf::Outcome(proof_outcome(proof, tree.mover(self.path.len() - 1)));
+            }
+            if !node.is_expanded() {
+                if idx != 0
+                    && let Some(e) = puct
+                {
+                    // PUCT: expanded and valued at once, the value's pass
+                    // giving the children's priors.
+                    let priors = Some((e, &mut self.priors));
+                    match tree.expand(idx, &pos, params, &mut self.cursor, priors) {
+                        Expansion::Created(v) => {
+                            played = true;
+                            let v = v.unwrap_or_else(|| e.evaluate(&pos));
+                            break self.leaf_value(tree, v, &pos, params, e);
+                        }
+                        Expansion::Full => {
+                            played = true;
+                            break self.evaluate(tree, e, &pos, params);
+                        }
+                        Expansion::Proven => newly_proven = true,
+                        // Another thread is evaluating this leaf: its
+                        // children come in a few microseconds.
+                        Expansion::Busy => wait_for_children(node),
+                        Expansion::Expanded => {}
+                    }
+                    continue;
+                }
+                let expand = idx == 0 || node.visits() >= params.expand_visits;
+                let expansion = if expand {
+                    tree.expand(idx, &pos, params, &mut self.cursor, None)
+                } else {
+                    Expansion::Full
+                };
+                match expansion {
+                    Expansion::Created(_) | Expansion::Expanded => {}
+                    Expansion::Proven => {
+                        newly_proven = true;
+                        continue;
+                    }
+                    // Not to be expanded yet, no room, or another thread
+                    // expanding it: a playout from here.
+                    Expansion::Full | Expansion::Busy => {
+                        played = true;
+                        break match eval {
+                            None => Leaf::Outcome(self.playout(pos, params)),
+                            Some(e) => self.evaluate(tree, e, &pos, params),
+                        };
+                    }
+                }
+            }
+            // The root's statistics and its children's as this thread knows
+            // them.
+            let (pending, child_pending) = if idx != 0 {
+                ((0, 0), &[][..])
+            } else if shared {
+                (self.root_pending, &self.child_pending[..])
+            } else {
+                (self.root_pending, &[][..])
+            };
+            let child = tree.select(idx, params, pending, child_pending, &mut self.values);
+            let node = tree.node(child);
+            // No virtual loss on the root's children: a thread's visits to
+            // them wait in its own counts (see `ROOT_FLUSH`).
+            let virtual_visits = if shared && idx != 0 {
+                node.add(VIRTUAL_LOSS as i32, 0);
+                VIRTUAL_LOSS
+            } else {
+                0
+            };
+            pos.play_unchecked(node.mv());
+            idx = child;
+            self.path.push(Step {
+                idx: child as u32,
+                virtual_visits,
+            });
+            if let Some(o) = pos.outcome() {
+                let mover = tree.mover(self.path.len() - 1);
+                if params.solver && node.prove(o.verdict_for(mover), 0) {
+                    newly_proven = true;
+                }
+                break Leaf::Outcome(o);
+            }
+        };
+        self.backpropagate(tree, share, leaf, newly_proven, played, shared);
+    }
+
+    /// The evaluator's value of `pos` (mixed with a playout's result when
+    /// [`Params::eval_weight`] is below 1) as a [`Leaf::Value`] for the
+    /// side to move at the root, in score units.
+    #[inline]
+    fn evaluate(
+        &mut self,
+        tree: &Tree<G>,
+        eval: &dyn Evaluator<G>,
+        pos: &G,
+        params: &Params,
+    ) -> Leaf {
+        let v = eval.evaluate(pos);
+        self.leaf_value(tree, v, pos, params, eval)
+    }
+
+    /// An evaluator's value `v` of `pos` (mixed with a playout's result
+    /// when [`Params::eval_weight`] is below 1) as a [`Leaf::Value`], with
+    /// its draw share from [`Evaluator::draw_share`]. A value that is not
+    /// a number counts as a draw.
+    #[inline]
+    fn leaf_value(
+        &mut self,
+        tree: &Tree<G>,
+        v: f32,
+        pos: &G,
+        params: &Params,
+        eval: &dyn Evaluator<G>,
+    ) -> Leaf {
+        let unit = tree.unit();
+        let mut v = if v.is_nan() { 0.5 } else { v.clamp(0.0, 1.0) };
+        let side = pos.side_to_move();
+        if params.eval_weight < 1.0 {
+            let w = params.eval_weight.max(0.0);
+            let result = self.playout(*pos, params).verdict_for(side).score() as f32;
+            v = w * v + (1.0 - w) * result;
+        }
+        let units = (v * (2 * unit) as f32).round() as u32;
+        let units = if side == tree.root_pos().side_to_move() {
+            units
+        } else {
+            2 * unit - units
+        };
+        // A draw share the value cannot hold (more than twice the smaller
+        // of the two sides' scores) is cut to what it can.
+        let draw = eval.draw_share(v);
+        let draw = if draw.is_finite() { draw.max(0.0) } else { 0.0 };
+        let draw = ((draw * unit as f32).round() as u32)
+            .min(units)
+            .min(2 * unit - units);
+        Leaf::Value(units, draw)
+    }
+
+    /// Plays the game out from `pos` by the playout policy.
+    #[inline]
+    fn playout(&mut self, start: G, params: &Params) -> Outcome {
+        // Local copies of the position and the generator stay in registers.
+        let mut pos = start;
+        let mut rng = self.rng.clone();
+        match params.playout {
+            Playout::Uniform => while pos.play_random(&mut rng) {},
+            Playout::Winning => while pos.play_winning_or_random(&mut rng) {},
+        }
+        self.rng = rng;
+        pos.outcome().unwrap_or(Outcome::Draw)
+    }
+
+    /// Adds the iteration's result along the path, taking back the virtual
+    /// visits; when the leaf was just proven, carries the proof upwards as
+    /// far as it goes. `played` tells whether the result came from a
+    /// playout or an evaluation (for the depth statistics).
+    fn backpropagate(
+        &mut self,
+        tree: &Tree<G>,
+        share: &Share,
+        leaf: Leaf,
+        mut proven: bool,
+        played: bool,
+        shared: bool,
+    ) {
+        let len = self.path.len();
+        // Score units for whoever moved into a node at an odd depth (the
+        // side to move at the root) and at an even depth (the other side).
+        let root_side = tree.root_pos().side_to_move();
+        let unit = tree.unit();
+        let (odd, even) = match leaf {
+            Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
+            Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
+            Leaf::Outcome(Outcome::Draw) => (unit, unit),
+            Leaf::Value(v, _) => (v, 2 * unit - v),
+        };
+        for d in (0..len).rev() {
+            let step = self.path[d];
+            let idx = step.idx as usize;
+            let reward = if d % 2 == 1 { odd } else { even } as i64;
+            let node = tree.node(idx);
+            if !shared {
+                node.add_alone(1, reward);
+            } else if d == 0 {
+                self.root_pending.0 += 1;
+                self.root_pending.1 += reward as u32;
+                if self.root_pending.0 >= ROOT_FLUSH {
+                    self.flush(tree);
+                }
+            } else if d == 1 {
+                let pending = &mut self.child_pending[idx - self.root_first];
+                pending.0 += 1;
+                pending.1 += reward as u32;
+            } else {
+                node.add(1 - step.virtual_visits as i32, reward);
+            }
+            if proven && d + 1 < len {
+                proven = tree.update_proof(idx);
+            }
+        }
+        if len > 1 {
+            let wdl = &share.root_wdl[self.path[1].idx as usize - self.root_first];
+            match leaf {
+                Leaf::Outcome(Outcome::Win(p)) if p == root_side => bump(&wdl[0], unit as u64),
+                Leaf::Outcome(Outcome::Draw) => bump(&wdl[1], unit as u64),
+                Leaf::Outcome(_) => bump(&wdl[2], unit as u64),
+                Leaf::Value(v, draw) => {
+                    // Wins and half the draws make the expected score.
+                    let win = (v - draw) / 2;
+                    bump(&wdl[0], win as u64);
+                    bump(&wdl[1], draw as u64);
+                    bump(&wdl[2], (unit - win - draw) as u64);
+                }
+            }
+        }
+        bump(&share.iterations, 1);
+        if played {
+            bump(&share.playouts, 1);
+            bump(&share.depth_sum, (len - 1) as u64);
+        }
+        let depth = (len - 1) as u32;
+        if depth > share.max_depth.load(Ordering::Relaxed) {
+            share.max_depth.store(depth, Ordering::Relaxed);
+        }
+    }
+}
+
+/// With several threads, each adds its visits to the root and to the
+/// root's children this many iterations at a time: every iteration passes
+/// through the root and one of its children, and a cache line that every
+/// thread writes on every iteration moves between the cores each time
+/// (the children's lines are read by every selection at the root). A
+/// thread selects at the root with its own visits added; the others see
+/// them at the next flush.
+const ROOT_FLUSH: u32 = 64;
+
+impl<G: Game> Worker<G> {
+    /// Adds the visits this thread has yet to add to the root and its
+    /// children (at the end of a search, and every [`ROOT_FLUSH`]
+    /// iterations).
+    pub fn flush(&mut self, tree: &Tree<G>) {
+        let (visits, score) = std::mem::take(&mut self.root_pending);
+        if visits > 0 {
+            tree.root().add(visits as i32, score as i64);
+        }
+        for (k, pending) in self.child_pending.iter_mut().enumerate() {
+            let (visits, score) = std::mem::take(pending);
+            if visits > 0 {
+                tree.node(self.root_first + k)
+                    .add(visits as i32, score as i64);
+            }
+        }
+    }
+}
+
+/// Waits while another thread creates `node`'s children: spins a little,
+/// then gives up the core in turn.
+#[cold]
+fn wait_for_children<M: Copy, C: ChildCount>(node: &Node<M, C>) {
+    let mut spins = 0u32;
+    while node.first_child() == EXPANDING {
+        if spins < 256 {
+            std::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// The outcome a proof stands for, given the player who moved into the node.
+#[inline(always)]
+fn proof_outcome(proof: Verdict, mover: Player) -> Outcome {
+    match proof {
+        Verdict::Win => Outcome::Win(mover),
+        Verdict::Loss => Outcome::Win(mover.opponent()),
+        Verdict::Draw => Outcome::Draw,
+    }
+}
