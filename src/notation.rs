@@ -240,7 +240,8 @@ impl FromStr for Position {
             _ => return Err(FenError::BadSide(side.to_string())),
         };
         let fullmove: u32 = match fullmove.parse() {
-            Ok(n) if n > 0 => n,
+            // Digits only: `parse` would take a leading `+`.
+            Ok(n) if n > 0 && fullmove.bytes().all(|b| b.is_ascii_digit()) => n,
             _ => return Err(FenError::BadFullmove(fullmove.to_string())),
         };
         let last = match last {
@@ -478,6 +479,10 @@ mod tests {
         assert_eq!(
             fen_err("9/9/9/9/9/9/9/9/9 x one 0000"),
             BadFullmove("one".into())
+        );
+        assert_eq!(
+            fen_err("9/9/9/9/9/9/9/9/9 x +1 0000"),
+            BadFullmove("+1".into())
         );
         assert_eq!(
             fen_err("9/9/9/9/9/9/9/9/9 x 3 0000"),

@@ -6,7 +6,7 @@ mod gui_common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gui_common::{GuiProcess, api, get, request, state, wait_state};
 
@@ -190,13 +190,7 @@ fn carries_out_every_command_and_refuses_bad_ones() {
 fn streams_the_state_as_server_sent_events() {
     let gui = GuiProcess::start(&[]);
     let a = gui.addr.as_str();
-    let mut stream = TcpStream::connect(a).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(stream, "GET /events HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();
-    let mut reader = BufReader::new(stream);
-    let (status, headers) = gui_common::read_head(&mut reader);
+    let (status, headers, mut reader) = open_events(a);
     assert_eq!(status, 200);
     assert!(headers.contains(&("content-type".into(), "text/event-stream".into())));
     let mut next_state = || loop {
@@ -217,6 +211,19 @@ fn streams_the_state_as_server_sent_events() {
             break;
         }
     }
+}
+
+/// Opens the event stream at `a`: its status, headers and the stream after
+/// them.
+fn open_events(a: &str) -> (u16, Vec<(String, String)>, BufReader<TcpStream>) {
+    let mut stream = TcpStream::connect(a).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(stream, "GET /events HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = gui_common::read_head(&mut reader);
+    (status, headers, reader)
 }
 
 /// A fake UGI engine (a shell script): answers the handshake; on `go` it
@@ -595,9 +602,43 @@ fn solve_proves_the_position_shown() {
     assert_eq!(v["result"], "win");
     assert_eq!(v["side"], "x");
     assert_eq!(v["pv"], serde_json::json!(["i3"]));
-    assert_eq!(v["text"], "proven: x wins in 1 plies");
+    assert_eq!(v["text"], "proven: x wins in 1 ply");
     // Only JSON requests, only by POST; nothing of the game changes.
     assert_eq!(solve("text/plain").status, 415);
     assert_eq!(get(addr, "/solve").status, 405);
     assert_eq!(state(addr)["moves"], serde_json::json!([]));
+}
+
+/// A page that closes its event stream frees its slot within a few seconds
+/// (hostile input round 2, G4): a stream with nothing new writes a comment
+/// every second, and the write after the page is gone fails. Before, the
+/// slot was held about 15 s, and with every slot taken a new page got 503
+/// meanwhile.
+#[test]
+fn a_closed_event_stream_frees_its_slot() {
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.as_str();
+    let open = || {
+        let (status, _, reader) = open_events(a);
+        (status, reader)
+    };
+    // The server's MAX_STREAMS.
+    let mut streams = Vec::new();
+    for _ in 0..32 {
+        let (status, reader) = open();
+        assert_eq!(status, 200);
+        streams.push(reader);
+    }
+    assert_eq!(open().0, 503);
+    drop(streams.pop());
+    // About 2 s; 12 s leaves room for a loaded machine and still fails
+    // the old 15 s.
+    let start = Instant::now();
+    while open().0 != 200 {
+        assert!(
+            start.elapsed() < Duration::from_secs(12),
+            "the closed stream still holds its slot"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }

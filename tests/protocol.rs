@@ -768,11 +768,17 @@ fn long_input_is_quoted_short_in_every_dialect() {
 
 /// Regression: a time bank of 2^64-1 ms made `ultimo riddles` think for
 /// ever; the bank now counts for at most the game's `timebank` setting.
+/// And a huge `settings timebank` (24 hours, once capped) gave no move in a
+/// minute (round 2, F5): no move takes more than 5 s now.
 #[test]
 fn riddles_answers_a_huge_time_bank_at_once() {
     let start = riddles_field(&[], &[]);
     let all = ["-1"; 9].join(",");
-    for settings in ["settings timebank 10000\n", ""] {
+    for settings in [
+        "settings timebank 10000\n",
+        "",
+        "settings timebank 99999999999999999999\n",
+    ] {
         let input = format!(
             "{settings}settings time_per_move 500\nsettings your_botid 1\n\
              update game field {start}\nupdate game macroboard {all}\n\

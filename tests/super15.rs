@@ -175,3 +175,23 @@ fn perft_of_super15() {
     assert_eq!(code, 2);
     assert!(err.contains("'e5' is not a move"), "{err}");
 }
+
+/// Regression (hostile input round 2, Z3): `perft 8` in Super 1 al 5 was
+/// taken, would run for days and blocked `isready`, `stop` and `quit`. The
+/// protocol now takes depth 1-5 in this game (seconds from the start).
+#[test]
+fn protocol_perft_refuses_depths_that_would_take_hours() {
+    let mut e = Engine::start(&["--game", "super15"]);
+    for depth in [6, 8] {
+        let line = e.ask(&format!("perft {depth}"));
+        assert_eq!(
+            line,
+            format!("info string error: perft: depth must be 1-5 in super15, got {depth}")
+        );
+    }
+    e.send("isready");
+    e.until(PATIENCE, |l| l == "readyok");
+    e.send("perft 2");
+    let lines = e.until(PATIENCE, |l| l.starts_with("total "));
+    assert_eq!(lines.last().unwrap(), "total 1934");
+}

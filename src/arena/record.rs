@@ -110,7 +110,9 @@ pub enum RecordLineError {
         text: String,
     },
     /// A `White` or `Black` that is not an engine name.
-    #[error("{tag} '{text}' is not an engine name (one word)")]
+    #[error(
+        "{tag} '{text}' is not an engine name (one word of at most {MAX_NAME_CHARS} characters, no control characters)"
+    )]
     NotName {
         /// `White` or `Black`.
         tag: &'static str,
@@ -477,7 +479,10 @@ impl<G: ArenaGame + PgnNotation> GameRecord<G> {
         };
         let name = |name: &'static str| -> Result<String, RecordError> {
             let text = tag(name)?;
-            if text.is_empty() || text.contains(char::is_whitespace) {
+            if text.is_empty()
+                || text.contains(|c: char| c.is_whitespace() || c.is_control())
+                || text.chars().nth(MAX_NAME_CHARS).is_some()
+            {
                 return Err(at(RecordLineError::NotName {
                     tag: name,
                     text: shorten(text),
@@ -539,6 +544,10 @@ impl<G: ArenaGame + PgnNotation> GameRecord<G> {
     }
 }
 
+/// The longest engine name a record may give (names are printed in the
+/// summaries, in full).
+pub const MAX_NAME_CHARS: usize = 100;
+
 /// Makes engine text safe for a record: no control characters, at most
 /// `max` characters.
 pub fn sanitize(text: &str, max: usize) -> String {
@@ -588,43 +597,88 @@ impl<G: ArenaGame + PgnNotation> Record<G> {
     /// The games of `files` (name, games), checked, with matches told apart
     /// as `scope` says.
     fn read_files(files: &[(&str, &[PgnGame])], scope: Scope) -> Result<Record<G>, RecordError> {
-        let mut games: Vec<GameRecord<G>> = Vec::new();
-        // Where each game number was read (file index, line), and the games
-        // of each pair, by match and number.
-        let mut seen_games: FxHashMap<(&str, u64), (usize, usize)> = FxHashMap::default();
-        let mut pairs: FxHashMap<(&str, u64), Vec<usize>> = FxHashMap::default();
-        for (index, &(file, pgn_games)) in files.iter().enumerate() {
+        let mut reader = RecordReader::new(scope == Scope::Whole);
+        for &(file, pgn_games) in files {
+            reader.file(file);
             for pgn in pgn_games {
-                let game = GameRecord::<G>::from_pgn(pgn, file)?;
-                let event = match scope {
-                    Scope::Event => pgn.tag("Event").unwrap_or_default(),
-                    Scope::Whole => "",
-                };
-                let pair = pairs.entry((event, game.pair)).or_default();
-                let partners: Vec<&GameRecord<G>> = pair.iter().map(|&k| &games[k]).collect();
-                let seen = seen_games
-                    .get(&(event, game.game))
-                    .map(|&(i, line)| (files[i].0, line));
-                check_against(&game, &partners, file, seen).map_err(|problem| {
-                    RecordError::Line {
-                        file: file.to_string(),
-                        line: pgn.line,
-                        problem: Box::new(problem),
-                    }
-                })?;
-                seen_games.insert((event, game.game), (index, pgn.line));
-                pair.push(games.len());
-                games.push(game);
+                reader.add(pgn)?;
             }
         }
-        if games.is_empty() {
-            let names: Vec<&str> = files.iter().map(|(file, _)| *file).collect();
+        reader.finish()
+    }
+}
+
+/// A record read one game at a time (from [`crate::pgn::games`]): each
+/// game is checked as it comes, against the games read before it; only
+/// the checked games are kept, not their PGN.
+pub struct RecordReader<G: ArenaGame = Position> {
+    scope: Scope,
+    games: Vec<GameRecord<G>>,
+    /// The files, in the order given; games come from the last.
+    files: Vec<String>,
+    /// Where each game number was read (file index, line), and the games
+    /// of each pair, by match and number.
+    seen_games: FxHashMap<(String, u64), (usize, usize)>,
+    pairs: FxHashMap<(String, u64), Vec<usize>>,
+}
+
+impl<G: ArenaGame + PgnNotation> RecordReader<G> {
+    /// A reader of one record file (`merge` false: games with another
+    /// `Event` are of another match) or of the shards of one match.
+    pub fn new(merge: bool) -> RecordReader<G> {
+        RecordReader {
+            scope: if merge { Scope::Whole } else { Scope::Event },
+            games: Vec::new(),
+            files: Vec::new(),
+            seen_games: FxHashMap::default(),
+            pairs: FxHashMap::default(),
+        }
+    }
+
+    /// The next games come from `file`.
+    pub fn file(&mut self, file: &str) {
+        self.files.push(file.to_string());
+    }
+
+    /// Checks a game of the current file and keeps it.
+    pub fn add(&mut self, pgn: &PgnGame) -> Result<(), RecordError> {
+        let index = self.files.len().saturating_sub(1);
+        let file = self.files.get(index).map_or("", String::as_str);
+        let game = GameRecord::<G>::from_pgn(pgn, file)?;
+        let event = match self.scope {
+            Scope::Event => pgn.tag("Event").unwrap_or_default().to_string(),
+            Scope::Whole => String::new(),
+        };
+        let pair = self.pairs.entry((event.clone(), game.pair)).or_default();
+        let partners: Vec<&GameRecord<G>> = pair.iter().map(|&k| &self.games[k]).collect();
+        let seen = self
+            .seen_games
+            .get(&(event.clone(), game.game))
+            .map(|&(i, line)| (self.files[i].as_str(), line));
+        check_against(&game, &partners, file, seen).map_err(|problem| RecordError::Line {
+            file: file.to_string(),
+            line: pgn.line,
+            problem: Box::new(problem),
+        })?;
+        self.seen_games
+            .insert((event, game.game), (index, pgn.line));
+        pair.push(self.games.len());
+        self.games.push(game);
+        Ok(())
+    }
+
+    /// The record of the games read: an error when there is none.
+    pub fn finish(self) -> Result<Record<G>, RecordError> {
+        if self.games.is_empty() {
             return Err(RecordError::NoGames {
-                file: names.join(", "),
+                file: self.files.join(", "),
             });
         }
-        let engines = engines_by_round(&games);
-        Ok(Record { engines, games })
+        let engines = engines_by_round(&self.games);
+        Ok(Record {
+            engines,
+            games: self.games,
+        })
     }
 }
 
@@ -979,6 +1033,23 @@ mod tests {
         check(
             &b_text.replace("[White \"new\"]", "[White \"new engine\"]"),
             "r.pgn:1: White 'new engine' is not an engine name",
+        );
+        // Regression (hostile input round 2, P3): a name with escape
+        // sequences retitled the terminal in the summary, and a 10 MB one
+        // was printed whole.
+        check(
+            &b_text.replace("[White \"new\"]", "[White \"\x1b]0;pwned\x07\x1b[31mRED\"]"),
+            "r.pgn:1: White '\\u{1b}]0;pwned\\u{7}\\u{1b}[31mRED' is not an engine name",
+        );
+        check(
+            &b_text.replace(
+                "[White \"new\"]",
+                &format!("[White \"{}\"]", "n".repeat(101)),
+            ),
+            &format!(
+                "r.pgn:1: White '{}...' is not an engine name",
+                "n".repeat(40)
+            ),
         );
         check(
             &b_text.replace("illegal move", "resignation"),

@@ -2,15 +2,16 @@
 //! back, check every move with the rules and print the summary of all of
 //! them, as if one run had played them.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use super::openings::ArenaGame;
-use super::record::{Record, RecordError};
+use super::record::{RecordError, RecordReader};
 use super::tally::{Sprt, Standings};
-use super::{ArenaError, read, write_json};
+use super::{ArenaError, write_json};
 use crate::game::GameKind;
-use crate::pgn::{self, PgnGame, PgnNotation};
+use crate::pgn::{self, PgnNotation};
 
 /// What to replay: PGN files of a match (one with `--replay`, which may
 /// hold several matches; the shards of one match with `--merge`).
@@ -55,24 +56,31 @@ fn replay(
     if let Some(twice) = given_twice(paths) {
         return Err(ArenaError::RecordTwice(twice.to_path_buf()));
     }
-    let files = paths
-        .iter()
-        .map(|path| {
-            let name = path.display().to_string();
-            let games = pgn::read(&read(path)?, &name).map_err(RecordError::from)?;
-            Ok((name, games))
-        })
-        .collect::<Result<Vec<(String, Vec<PgnGame>)>, ArenaError>>()?;
-    // An unknown variant is reported by the game's replay.
-    let kind = files
-        .iter()
-        .find_map(|(_, games)| games.first())
-        .and_then(PgnGame::kind)
-        .unwrap_or_default();
-    match kind {
-        GameKind::Uttt => replay_game::<crate::rules::Position>(&files, merge, sprt, out),
-        GameKind::Super15 => replay_game::<crate::super15::Position>(&files, merge, sprt, out),
+    // The game is the first game's: read that one game first. An unknown
+    // variant is reported by the game's replay.
+    let mut kind = None;
+    for path in paths {
+        if let Some(first) = games_of(path)?.next() {
+            kind = first.map_err(RecordError::from)?.kind();
+            break;
+        }
     }
+    match kind.unwrap_or_default() {
+        GameKind::Uttt => replay_game::<crate::rules::Position>(paths, merge, sprt, out),
+        GameKind::Super15 => replay_game::<crate::super15::Position>(paths, merge, sprt, out),
+    }
+}
+
+/// The games of the PGN file at `path`, read one at a time.
+fn games_of(path: &Path) -> Result<pgn::Games<'static>, ArenaError> {
+    let file = File::open(path).map_err(|problem| ArenaError::Read {
+        path: path.to_path_buf(),
+        problem,
+    })?;
+    Ok(pgn::games(
+        BufReader::new(file),
+        &path.display().to_string(),
+    ))
 }
 
 /// The first file of `paths` that an earlier one names too (the same
@@ -87,22 +95,27 @@ fn given_twice(paths: &[PathBuf]) -> Option<&Path> {
         .map(|i| paths[i].as_path())
 }
 
-/// Prints the summary of the games of `files` (name, games) of game `G`
-/// as if one run had played them all, and returns it as JSON.
+/// Prints the summary of the games of the PGN files `paths` of game `G`
+/// as if one run had played them all, and returns it as JSON. The files
+/// are read one game at a time.
 fn replay_game<G: ArenaGame + PgnNotation>(
-    files: &[(String, Vec<PgnGame>)],
+    paths: &[PathBuf],
     merge: bool,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
-    let named: Vec<(&str, &[PgnGame])> = files
-        .iter()
-        .map(|(name, games)| (name.as_str(), games.as_slice()))
-        .collect();
-    let record = match (merge, &named[..]) {
-        (false, [(name, games)]) => Record::<G>::from_games(games, name)?,
-        _ => Record::<G>::merge(&named)?,
-    };
+    let mut reader = RecordReader::<G>::new(merge || paths.len() > 1);
+    let mut counts = Vec::new();
+    for path in paths {
+        reader.file(&path.display().to_string());
+        let mut count = 0;
+        for game in games_of(path)? {
+            reader.add(&game.map_err(RecordError::from)?)?;
+            count += 1;
+        }
+        counts.push((path.display().to_string(), count));
+    }
+    let record = reader.finish()?;
     let engines = record.engines.clone();
     if engines.len() > 2 && sprt.is_some() {
         return Err(ArenaError::SprtEngines(engines.len()));
@@ -114,16 +127,15 @@ fn replay_game<G: ArenaGame + PgnNotation>(
         standings.add(game)?;
     }
     write!(out, "{}", standings.summary(sprt)).map_err(ArenaError::Output)?;
-    for (name, games) in files {
+    for (name, games) in &counts {
         writeln!(
             out,
-            "{:<12}{name}: {} games, every move legal",
+            "{:<12}{name}: {games} games, every move legal",
             "record",
-            games.len()
         )
         .map_err(ArenaError::Output)?;
     }
-    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    let names: Vec<&str> = counts.iter().map(|(name, _)| name.as_str()).collect();
     Ok(serde_json::json!({
         "settings": null,
         "records": names,

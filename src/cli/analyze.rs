@@ -22,7 +22,6 @@ use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Proven, Report, Searcher};
-use crate::solve::{self, Solver};
 use std::hash::Hash;
 
 /// The command line of `ultimo analyze`.
@@ -136,19 +135,33 @@ pub fn main(args: &AnalyzeArgs) -> Result<(), CliError> {
 /// `Variant` tag names.
 fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|source| CliError::ReadPgn {
+    let text = std::fs::File::open(file).map_err(|source| CliError::ReadPgn {
         file: file.to_path_buf(),
         source,
     })?;
-    let games = pgn::read(&text, &name)?;
+    // One game at a time: those before the one asked for are only checked.
     let number = args.game_number.unwrap_or(1);
-    let Some(game) = games.get(number - 1) else {
-        return Err(CliError::NoSuchGame {
-            file: file.to_path_buf(),
-            number,
-            games: games.len(),
-        });
+    let mut games = pgn::games(std::io::BufReader::new(text), &name);
+    let mut read = 0;
+    let game = loop {
+        match games.next() {
+            Some(game) => {
+                let game = game?;
+                read += 1;
+                if read == number {
+                    break game;
+                }
+            }
+            None => {
+                return Err(CliError::NoSuchGame {
+                    file: file.to_path_buf(),
+                    number,
+                    games: read,
+                });
+            }
+        }
     };
+    let game = &game;
     if game.moves.is_empty() {
         return Err(CliError::NoMovesInGame {
             file: file.to_path_buf(),
@@ -245,9 +258,10 @@ fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Resu
             let mut out = io::stdout().lock();
             writeln!(
                 out,
-                "proven by the solver: {} for {side} in {} plies, pv {}",
+                "proven by the solver: {} for {side} in {} {}, pv {}",
                 verdict_word(p.verdict),
                 p.plies,
+                if p.plies == 1 { "ply" } else { "plies" },
                 pv.join(" ")
             )?;
             out.flush()?;
@@ -255,9 +269,6 @@ fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Resu
         Ok(())
     }
 }
-
-/// The solver's table for the proofs of `analyze`, in MiB.
-const PROOF_HASH_MB: usize = 16;
 
 /// A verdict's word: `win`, `draw` or `loss`.
 fn verdict_word(v: Verdict) -> &'static str {
@@ -280,10 +291,7 @@ fn prove_unproven<G: Game + Hash>(
     if proven || should_stop() || pos.outcome().is_some() {
         return Ok(None);
     }
-    let mut solver = Solver::new(&solve::Options {
-        hash_mb: PROOF_HASH_MB,
-        ..solve::Options::default()
-    })?;
+    let mut solver = review::proof_solver()?;
     Ok(review::prove(&mut solver, pos, &Control::new()))
 }
 
@@ -476,10 +484,7 @@ pub fn run_review<G: NetGame + Hash>(
     style: Style,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
-    let mut solver = Solver::new(&solve::Options {
-        hash_mb: PROOF_HASH_MB,
-        ..solve::Options::default()
-    })?;
+    let mut solver = review::proof_solver()?;
     let mut failed = None;
     let review = {
         let mut on_progress = |p: Progress<'_, G::Move>| {

@@ -50,7 +50,7 @@ impl PlayGame for super15::Position {
     const HELP: &'static str = "Type a move as its from and to squares, e.g. b2b3 (file a-j \
 left to right, rank 1-8 bottom to top; see docs/super-1-al-5.md for the rules). Other commands: \
 undo (take back your last move), hint (the engine suggests a move), board (show the board \
-again), help, quit.";
+again), resign, help, quit.";
     const EXAMPLE: &'static str = "b2b3";
     const LEGAL_HINT: &'static str = "";
     fn place(&self) -> String {
@@ -85,7 +85,7 @@ pub struct Settings<G: PlayGame = Position> {
 
 const HELP: &str = "Type a move as its cell, e.g. e5 (file a-i left to right, rank 1-9 bottom \
 to top). Other commands: undo (take back your last move), hint (the engine suggests a move), \
-board (show the board again), help, quit. On the board, * marks the cells you may play and \
+board (show the board again), resign, help, quit. On the board, * marks the cells you may play and \
 the last move is in capitals.";
 
 /// The game in PGN: `x` and `o` are `Human` and `Ultimo`, the engine's
@@ -94,6 +94,7 @@ fn game_pgn<G: PlayGame>(
     settings: &Settings<G>,
     played: &[(G::Move, Annotation)],
     end: &G,
+    resigned: bool,
 ) -> PgnGame {
     let mut game = PgnGame::with_roster();
     game.set_tag("Event", "ultimo play");
@@ -108,12 +109,17 @@ fn game_pgn<G: PlayGame>(
     };
     game.set_tag("White", name(Player::X));
     game.set_tag("Black", name(Player::O));
-    game.set_result(PgnResult::from_outcome(end.outcome()));
+    let outcome = match resigned {
+        true => Some(Outcome::Win(settings.human.opponent())),
+        false => end.outcome(),
+    };
+    game.set_result(PgnResult::from_outcome(outcome));
     let moves: Vec<G::Move> = played.iter().map(|(m, _)| *m).collect();
     let annotations: Vec<Annotation> = played.iter().map(|(_, a)| a.clone()).collect();
     game.set_moves(&settings.start, &moves, &annotations);
     game.set_tag("TimeControl", "-");
-    let termination = match end.is_over() {
+    // A resignation ends the game normally, as PGN's Termination says.
+    let termination = match outcome.is_some() {
         true => "normal",
         false => "unterminated",
     };
@@ -142,6 +148,8 @@ struct PlayState<'a, G: PlayGame> {
     history: Vec<G>,
     /// The moves, with the engine's notes on its own.
     played: Vec<(G::Move, Annotation)>,
+    /// The person resigned.
+    resigned: bool,
 }
 
 impl<'a, G: PlayGame> PlayState<'a, G> {
@@ -152,6 +160,7 @@ impl<'a, G: PlayGame> PlayState<'a, G> {
             pos: settings.start,
             history: Vec::new(),
             played: Vec::new(),
+            resigned: false,
         })
     }
 
@@ -209,7 +218,7 @@ impl<'a, G: PlayGame> PlayState<'a, G> {
 
     /// The game so far in PGN.
     fn pgn(&self) -> PgnGame {
-        game_pgn(self.settings, &self.played, &self.pos)
+        game_pgn(self.settings, &self.played, &self.pos, self.resigned)
     }
 }
 
@@ -238,6 +247,7 @@ fn game_over<G: PlayGame>(outcome: Outcome, human: Player) -> String {
 enum Next {
     Continue,
     Quit,
+    Resign,
 }
 
 /// Carries out a person's command `text` (lower case, trimmed).
@@ -249,6 +259,10 @@ fn command<G: PlayGame>(
     match text {
         "" => {}
         "quit" | "exit" => return Ok(Next::Quit),
+        "resign" => {
+            writeln!(out, "You resign. Ultimo wins.")?;
+            return Ok(Next::Resign);
+        }
         "help" | "?" => writeln!(out, "{}", G::HELP)?,
         "board" | "d" => show(out, game)?,
         "undo" => {
@@ -332,9 +346,16 @@ pub fn run<G: PlayGame>(
             break;
         }
         let text = String::from_utf8_lossy(&buf).trim().to_lowercase();
-        if let Next::Quit = command(&mut game, &text, out)? {
-            bye = true;
-            break;
+        match command(&mut game, &text, out)? {
+            Next::Continue => {}
+            Next::Quit => {
+                bye = true;
+                break;
+            }
+            Next::Resign => {
+                game.resigned = true;
+                break;
+            }
         }
     }
     let pgn = game.pgn();
@@ -413,6 +434,16 @@ mod tests {
         // It reads back, and replays with the rules.
         let back = crate::pgn::read(&game.to_string(), "play.pgn").unwrap();
         crate::pgn::Replayed::<Position>::new(&back[0], "play.pgn").unwrap();
+    }
+
+    #[test]
+    fn resigning_ends_the_game_in_the_record() {
+        let mut out = Vec::new();
+        let game = run(&settings(), &mut "e5\nresign\n".as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("You resign. Ultimo wins."), "{text}");
+        assert_eq!(game.tag("Result"), Some("0-1"));
+        assert_eq!(game.tag("Termination"), Some("normal"));
     }
 
     #[test]

@@ -25,14 +25,15 @@ use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
 use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
-use crate::game::{GameKind, Outcome, Player, Verdict};
+use crate::game::{GameKind, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
-use crate::search::{Clock, Limits, MAX_THREADS, Options, Report, cores};
+use crate::review;
+use crate::search::{Clock, Control, Limits, MAX_THREADS, Options, Report, Searcher, cores};
 use crate::{rules, super15};
 
 use super::game::{AnyLine, GuiGame, Line};
-use super::session::{AnalysisView, LineView, MoveLimit};
+use super::session::{AnalysisView, LineView, MoveLimit, ScanPoint};
 
 /// An engine the page can use: Ultimo, or an engine process.
 #[derive(Clone, Debug)]
@@ -86,8 +87,8 @@ pub enum Update {
     /// The move found (as the game writes it), how long it took, and what
     /// the engine said of it (its last score and depth, and the time).
     Best(String, Duration, MoveNote),
-    /// Whole-game analysis: x's expected score at this ply.
-    ScanPoint(usize, f64),
+    /// Whole-game analysis: what the search found at this ply.
+    ScanPoint(usize, ScanPoint),
     /// The engine failed (crashed, hung, illegal or unreadable move); the
     /// worker has ended.
     Failed(String),
@@ -339,11 +340,6 @@ fn position<G: GuiGame>(line: &Line<G>) -> G {
     line.position_at(line.moves.len())
 }
 
-/// x's expected score from the side to move's.
-fn for_x(side: Player, q: f64) -> f64 {
-    if side == Player::X { q } else { 1.0 - q }
-}
-
 /// Searches with `limits`, stopping early when the job is cancelled.
 fn search<G: GuiGame>(
     searcher: &mut AsyncSearcher<G>,
@@ -357,6 +353,37 @@ fn search<G: GuiGame>(
         .map_err(|e| Failure::Process(e.to_string()))
 }
 
+/// Win/draw/loss counts per root move over an analysis's back-to-back
+/// searches. Each search counts only its own iterations, so a move that a
+/// later search hardly visits would show `0%` draws; here every search's
+/// shares are added up, weighted by the visits it gave the move.
+#[derive(Default)]
+struct WdlSums {
+    /// By move: the weighted sums and the visits seen so far.
+    moves: std::collections::HashMap<String, ([f64; 3], u64)>,
+}
+
+impl WdlSums {
+    /// Adds a report's line for `mv` (`visits` in all, `wdl` in permille
+    /// over this search's iterations) and gives the shares over all of
+    /// them.
+    fn add(&mut self, mv: String, visits: u64, wdl: [u32; 3]) -> [u32; 3] {
+        let (sums, seen) = self.moves.entry(mv).or_insert(([0.0; 3], 0));
+        let new = visits.saturating_sub(*seen).max(u64::from(*seen == 0));
+        *seen = visits.max(*seen);
+        for (s, w) in sums.iter_mut().zip(wdl) {
+            *s += f64::from(w) * new as f64;
+        }
+        let total: f64 = sums.iter().sum();
+        if total <= 0.0 {
+            return wdl;
+        }
+        let w = (1000.0 * sums[0] / total).round() as u32;
+        let d = ((1000.0 * sums[1] / total).round() as u32).min(1000 - w.min(1000));
+        [w.min(1000), d, 1000 - w.min(1000) - d]
+    }
+}
+
 /// The page's view of an Ultimo report.
 fn view<G: GuiGame>(
     report: &Report<G::Move>,
@@ -365,6 +392,7 @@ fn view<G: GuiGame>(
     nodes: u64,
     since: Instant,
     multipv: usize,
+    sums: &mut WdlSums,
 ) -> AnalysisView {
     let side = pos.side_to_move();
     let total: u64 = report.lines.iter().map(|l| l.visits).sum::<u64>().max(1);
@@ -379,7 +407,10 @@ fn view<G: GuiGame>(
         .take(multipv)
         .map(|l| LineView {
             mv: l.mv.to_string(),
-            wdl: Some(l.wdl),
+            wdl: Some(match l.proven {
+                Some(_) => l.wdl,
+                None => sums.add(l.mv.to_string(), l.visits, l.wdl),
+            }),
             q: l.q,
             cp: centipawns(l.q),
             proven: l.proven.map(|p| format!("{side} {}", proven_text(p))),
@@ -391,6 +422,7 @@ fn view<G: GuiGame>(
         fen: pos.to_string(),
         engine: name.to_string(),
         nodes,
+        depth: Some(report.depth),
         ms: since.elapsed().as_millis() as u64,
         lines,
         heat,
@@ -466,6 +498,7 @@ fn ultimo_analysis<G: GuiGame>(
     let since = Instant::now();
     let mut nodes = 0;
     let mut chunk = FIRST_CHUNK;
+    let mut sums = WdlSums::default();
     while !ctx.cancelled() && !pos.is_over() {
         let limits = Limits {
             movetime: Some(chunk),
@@ -477,7 +510,7 @@ fn ultimo_analysis<G: GuiGame>(
             return Ok(());
         }
         ctx.send(Update::Info(view(
-            &report, &pos, ctx.name, nodes, since, multipv,
+            &report, &pos, ctx.name, nodes, since, multipv, &mut sums,
         )));
         let solved = report
             .lines
@@ -493,39 +526,39 @@ fn ultimo_analysis<G: GuiGame>(
     Ok(())
 }
 
-/// Ultimo analyses every position of `line`, `nodes` iterations each:
-/// x's expected score at each ply.
+/// Ultimo reviews the game `line` as `ultimo analyze --review` does
+/// ([`review::review`]: every position from a fresh tree, `nodes`
+/// iterations each), sending each position's evaluation and best move as
+/// it is found; the session judges the moves with the review's rules.
 fn ultimo_scan<G: GuiGame>(
     searcher: &mut AsyncSearcher<G>,
     line: &Line<G>,
     nodes: u64,
     ctx: &Ctx,
 ) -> Result<(), Failure> {
-    let mut pos = line.start;
-    for ply in 0..=line.moves.len() {
-        if ctx.cancelled() {
-            return Ok(());
-        }
-        let q = match pos.outcome() {
-            Some(Outcome::Win(Player::X)) => 1.0,
-            Some(Outcome::Win(Player::O)) => 0.0,
-            Some(Outcome::Draw) => 0.5,
-            None => {
-                let limits = Limits {
-                    nodes: Some(nodes),
-                    ..Limits::default()
-                };
-                let report = search(searcher, &pos, limits, ctx)?;
-                let q = report.lines.first().map_or(0.5, |l| l.q);
-                for_x(pos.side_to_move(), q)
-            }
-        };
-        ctx.send(Update::ScanPoint(ply, q));
-        if let Some(&m) = line.moves.get(ply) {
-            pos.play_unchecked(m);
-        }
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let mut solver = review::proof_solver().map_err(|e| Failure::Start(e.to_string()))?;
+    let work = |s: &mut Searcher<G>, control: &Control| {
+        let solver = Some(&mut solver);
+        review::review(s, solver, line.start, &line.moves, 0, &limits, control, &mut |p| {
+            let point = ScanPoint {
+                eval: p.found.eval,
+                best: p.found.best.map(|m| m.to_string()),
+            };
+            ctx.send(Update::ScanPoint(p.index, point));
+        })
+    };
+    let reviewed = searcher
+        .run_with(work, &|| ctx.cancelled())
+        .map_err(|e| Failure::Process(e.to_string()))?;
+    match reviewed {
+        Ok(_) if ctx.cancelled() => {}
+        Ok(_) => ctx.send(Update::Done),
+        Err(e) => ctx.send(Update::Failed(e.to_string())),
     }
-    ctx.send(Update::Done);
     Ok(())
 }
 
@@ -716,6 +749,7 @@ impl Heard {
             fen: fen.to_string(),
             engine: name.to_string(),
             nodes: self.nodes,
+            depth: self.note.depth,
             ms: started.elapsed().as_millis() as u64,
             lines: self.lines.iter().flatten().cloned().collect(),
             heat: Vec::new(),
@@ -790,6 +824,19 @@ fn external_job<G: GuiGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wdl_adds_up_over_searches() {
+        let mut sums = WdlSums::default();
+        assert_eq!(sums.add("g2".into(), 1000, [58, 841, 101]), [58, 841, 101]);
+        // A later search that visits g2 no more says nothing of draws.
+        assert_eq!(sums.add("g2".into(), 1000, [480, 0, 520]), [58, 841, 101]);
+        // One that visits it 1000 more times counts half.
+        assert_eq!(
+            sums.add("g2".into(), 2000, [158, 741, 101]),
+            [108, 791, 101]
+        );
+    }
 
     #[test]
     fn reads_info_lines() {

@@ -58,7 +58,7 @@ pub enum BoardView {
 }
 
 /// What the page needs of a game beyond what a match needs.
-pub trait GuiGame: ArenaGame + NetGame {
+pub trait GuiGame: ArenaGame + NetGame + std::hash::Hash {
     /// Cells of the heat map.
     const HEAT_CELLS: usize;
     /// The heat-map cell of a move.
@@ -361,6 +361,12 @@ impl AnyLine {
     /// The start position's FEN.
     pub fn start_fen(&self) -> String {
         each!(self, l => l.start.to_string())
+    }
+
+    /// The plies played before the start position (0 from the empty
+    /// board; a set-up position's move number counts from it).
+    pub fn start_ply(&self) -> u32 {
+        each!(self, l => crate::game::Game::ply(&l.start))
     }
 
     /// `startpos` when the game starts from the start position, else its

@@ -55,6 +55,17 @@ pub enum GuiError {
         /// Why.
         why: String,
     },
+    /// `--host` names an address other machines could reach: the page has
+    /// no login, and browsers elsewhere would send a `Host` the server
+    /// cannot know, so only loopback is served.
+    #[error(
+        "--host {host}: the GUI listens only on this machine (127.0.0.1, localhost or ::1); \
+         it has no login, so other machines must not reach it (use an SSH tunnel: ssh -L PORT:127.0.0.1:PORT)"
+    )]
+    NotLoopback {
+        /// The address asked for.
+        host: String,
+    },
     /// A PGN text the reader refuses, or a game in it that does not
     /// replay: the line and the reason (the file's name first when the
     /// page gave one).
@@ -80,7 +91,8 @@ pub struct GuiArgs {
     /// Port to listen on (default: a free one)
     #[arg(long, default_value_t = 0)]
     pub port: u16,
-    /// Address to listen on; anything but loopback lets other machines in
+    /// Address to listen on: 127.0.0.1, localhost or ::1 (other machines
+    /// are refused; reach it from elsewhere with an SSH tunnel)
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Another engine: "cmd=PROGRAM [arg=ARG]... [name=NAME] [proto=ugi|uci]
@@ -103,6 +115,10 @@ const STYLE_CSS: &str = include_str!("assets/style.css");
 const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
+/// An event stream with nothing new sends a comment this often, so that a
+/// closed page's slot is freed (at the second write that fails) within
+/// about two of these.
+const PING_EVERY: Duration = Duration::from_secs(1);
 /// Iterations per position in whole-game analysis.
 const SCAN_NODES: u64 = 20_000;
 
@@ -136,6 +152,11 @@ pub struct Gui {
 impl Gui {
     /// Parses the engines and listens on `host:port`.
     pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
+        if !is_loopback(&args.host) {
+            return Err(GuiError::NotLoopback {
+                host: cut(&args.host),
+            });
+        }
         let mut choices = vec![EngineChoice::Ultimo];
         let mut names = vec!["Ultimo".to_string()];
         for text in &args.engines {
@@ -204,9 +225,6 @@ pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     let gui = Gui::bind(args)?;
     let url = gui.url();
     println!("Ultimo GUI: {url}");
-    if !is_loopback(&args.host) {
-        println!("warning: listening on {}, not only this machine", args.host);
-    }
     let _ = std::io::stdout().flush();
     if args.open {
         open_browser(&url);
@@ -546,7 +564,8 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
 }
 
 /// Serves the event stream: the view now, then on every change (at most
-/// about 12 a second), with a comment every 15 s to notice closed pages.
+/// about 12 a second), with a comment every [`PING_EVERY`] to notice closed
+/// pages.
 fn stream(shared: &Shared, request: Request) {
     {
         let mut n = match shared.streams.lock() {
@@ -575,9 +594,10 @@ fn serve_stream(shared: &Shared, w: &mut dyn Write) -> std::io::Result<()> {
     loop {
         let text = {
             let mut s = shared.lock();
-            let deadline = Instant::now() + Duration::from_secs(15);
+            let deadline = Instant::now() + PING_EVERY;
             while Some(s.version()) == sent && Instant::now() < deadline {
-                s = match shared.changed.wait_timeout(s, Duration::from_secs(1)) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                s = match shared.changed.wait_timeout(s, left) {
                     Ok((s, _)) => s,
                     Err(p) => p.into_inner().0,
                 };
@@ -607,6 +627,20 @@ mod tests {
     fn loopback_names() {
         assert!(is_loopback("127.0.0.1"));
         assert!(!is_loopback("0.0.0.0"));
+        let args = GuiArgs {
+            port: 0,
+            host: "0.0.0.0".into(),
+            engines: Vec::new(),
+            open: false,
+        };
+        let err = Gui::bind(&args)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("--host 0.0.0.0: the GUI listens only on this machine"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::arena::record::time_control_tag;
 use crate::game::{GameKind, Outcome, Player};
 use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
-use crate::{rules, super15};
+use crate::{review, rules, super15};
 
 use super::GuiError;
 use super::game::{AnyLine, BoardView, GuiGame, Line, each};
@@ -88,6 +88,8 @@ pub struct AnalysisView {
     pub engine: String,
     /// Iterations so far.
     pub nodes: u64,
+    /// The search's depth (Ultimo: its mean depth), when known.
+    pub depth: Option<u32>,
     /// Milliseconds since the analysis of this position started.
     pub ms: u64,
     /// Best lines first.
@@ -97,6 +99,45 @@ pub struct AnalysisView {
     /// the cell where the moves stop (`10 * rank + file`); empty when the
     /// engine does not say.
     pub heat: Vec<u32>,
+}
+
+/// What the whole-game analysis found in one position: its evaluation for
+/// the side to move and the best move (none in a finished game).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScanPoint {
+    /// The evaluation, for the side to move.
+    pub eval: review::Eval,
+    /// The best move, as the game writes it.
+    pub best: Option<String>,
+}
+
+/// A move judged by the whole-game analysis, as `ultimo analyze --review`
+/// judges it ([`review::move_loss`], [`review::THRESHOLDS`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JudgedView {
+    /// The drop in the mover's winning chances (-1 to 1), at least 0.
+    pub loss: f64,
+    /// `?!`, `?` or `??`, when the loss earns a mark.
+    pub mark: Option<&'static str>,
+    /// `inaccuracy`, `mistake` or `blunder`, with the mark.
+    pub name: Option<&'static str>,
+    /// The engine's best move there, when another was played.
+    pub best: Option<String>,
+}
+
+/// One side's moves summed up, as the command line's review does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SummaryView {
+    /// Moves judged.
+    pub moves: usize,
+    /// Moves marked `?!`.
+    pub inaccuracies: usize,
+    /// Moves marked `?`.
+    pub mistakes: usize,
+    /// Moves marked `??`.
+    pub blunders: usize,
+    /// The mean loss in winning chances.
+    pub average_loss: f64,
 }
 
 /// What is known about one seat's engine.
@@ -197,6 +238,26 @@ pub enum Command {
         /// The seat.
         seat: usize,
     },
+    /// The person to move resigns (against an engine: the person).
+    Resign {},
+    /// A draw: offered by the person (an engine accepts when its last
+    /// move's score is even or worse for it), or, between people, offered
+    /// and then `accept`ed or declined by the other.
+    Draw {
+        /// Between people: accept (true) or decline (false) the offer;
+        /// absent to offer.
+        #[serde(default)]
+        accept: Option<bool>,
+    },
+}
+
+/// How a game ended other than by the rules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// This side resigned.
+    Resigned(Player),
+    /// The players agreed to a draw.
+    Agreed,
 }
 
 fn default_human() -> Player {
@@ -244,9 +305,9 @@ pub struct Session {
     seats: [SeatView; SEATS],
     /// The latest analysis of the position shown.
     live: Option<AnalysisView>,
-    /// Whole-game analysis: x's expected score after each ply, by ply
+    /// Whole-game analysis: what the search found after each ply, by ply
     /// (index 0 is the start position).
-    scan: Vec<Option<f64>>,
+    scan: Vec<Option<ScanPoint>>,
     /// A whole-game analysis is wanted (or running).
     scanning: bool,
     /// The last message for the status line.
@@ -257,6 +318,10 @@ pub struct Session {
     jobs: [u64; SEATS],
     /// When the side to move began to think (for clocks).
     turn_started: Instant,
+    /// A resignation or agreed draw at the end of the game.
+    ending: Option<Ending>,
+    /// The side that offers a draw to the other person (between people).
+    draw_offer: Option<Player>,
 }
 
 /// The shortest and longest time per move, in milliseconds.
@@ -289,8 +354,15 @@ pub struct View<'a> {
     /// The board, as the game draws it.
     #[serde(flatten)]
     board: BoardView,
-    /// "x", "o" or "draw" when the game is over.
+    /// "x", "o" or "draw" when the game is over in the position shown.
     outcome: Option<&'static str>,
+    /// "x", "o" or "draw" when the game is over at its end (by the rules,
+    /// a resignation or an agreed draw).
+    result: Option<&'static str>,
+    /// "x resigns", "draw agreed", or none.
+    ending: Option<String>,
+    /// The side offering a draw to the other person.
+    draw_offer: Option<Player>,
     mode: Mode,
     human: Player,
     limit: MoveLimit,
@@ -300,7 +372,16 @@ pub struct View<'a> {
     multipv: usize,
     seats: &'a [SeatView; SEATS],
     live: Option<&'a AnalysisView>,
-    scan: &'a [Option<f64>],
+    /// Plies before the start position (move numbers of a set-up game).
+    start_ply: u32,
+    /// Whether the game starts from a set-up position.
+    set_up: bool,
+    /// Whole-game analysis: x's expected score by ply.
+    scan: Vec<Option<f64>>,
+    /// Whole-game analysis: each move judged, by move.
+    judged: Vec<Option<JudgedView>>,
+    /// Whole-game analysis: x's and o's moves summed up, once judged.
+    summary: Option<[SummaryView; 2]>,
     scanning: bool,
     status: &'a str,
     /// The game in PGN, as "Save game" writes it.
@@ -369,6 +450,8 @@ impl Session {
             version: 0,
             jobs: [0; SEATS],
             turn_started: Instant::now(),
+            ending: None,
+            draw_offer: None,
         }
     }
 
@@ -451,10 +534,10 @@ impl Session {
         self.changed();
     }
 
-    /// Whole-game analysis: x's expected score `q` at `ply`.
-    pub fn scan_point(&mut self, ply: usize, q: f64) {
+    /// Whole-game analysis: what the search found at `ply`.
+    pub fn scan_point(&mut self, ply: usize, point: ScanPoint) {
         if let Some(slot) = self.scan.get_mut(ply) {
-            *slot = Some(q);
+            *slot = Some(point);
         }
         self.changed();
     }
@@ -513,7 +596,7 @@ impl Session {
     /// The side an engine plays now, when it is an engine's turn at the end
     /// of the game and nothing holds it back; with the seat.
     pub fn engine_to_move(&self) -> Option<Player> {
-        if self.cursor != self.line.len() || self.shown_over() {
+        if self.cursor != self.line.len() || self.shown_over() || self.ending.is_some() {
             return None;
         }
         let side = self.line.side_at(self.cursor);
@@ -533,7 +616,90 @@ impl Session {
         self.changed();
     }
 
+    /// How the game ended: by the rules at its end, or a resignation or
+    /// agreed draw.
+    pub fn end_outcome(&self) -> Option<Outcome> {
+        match self.ending {
+            Some(Ending::Resigned(p)) => Some(Outcome::Win(p.opponent())),
+            Some(Ending::Agreed) => Some(Outcome::Draw),
+            None => self.line.outcome_at(self.line.len()),
+        }
+    }
+
+    /// An error when the game cannot go on (it is over, or resigned).
+    fn check_open(&self) -> Result<(), GuiError> {
+        match self.end_outcome() {
+            Some(_) => Err(GuiError::Illegal("the game is over".into())),
+            None => Ok(()),
+        }
+    }
+
+    /// The person resigns: the side to move between people, the person's
+    /// side against an engine.
+    fn resign(&mut self) -> Result<(), GuiError> {
+        self.check_open()?;
+        let side = match self.mode {
+            Mode::Hve => self.human,
+            Mode::Hvh => self.line.side_at(self.line.len()),
+            Mode::Eve => return Err(GuiError::Illegal("engines do not resign here".into())),
+        };
+        self.ending = Some(Ending::Resigned(side));
+        self.draw_offer = None;
+        self.cursor = self.line.len();
+        self.say(format!("{side} resigns: {} wins", side.opponent()));
+        Ok(())
+    }
+
+    /// A draw offer, or an answer to one (see [`Command::Draw`]).
+    fn draw(&mut self, accept: Option<bool>) -> Result<(), GuiError> {
+        self.check_open()?;
+        let side = self.line.side_at(self.line.len());
+        match (self.mode, accept, self.draw_offer) {
+            (Mode::Eve, ..) => Err(GuiError::Illegal("engines do not agree draws here".into())),
+            (Mode::Hve, _, _) => {
+                // The engine's last word on the game: its last move's score.
+                let engine_side = self.human.opponent();
+                let score = (0..self.line.len())
+                    .rev()
+                    .filter(|&k| self.line.side_at(k) == engine_side)
+                    .find_map(|k| self.notes.get(k).and_then(|n| n.note.score));
+                let accepts = match score {
+                    Some(pgn::Score::Cp(cp)) => cp <= 10,
+                    Some(pgn::Score::Mate(n)) => n < 0,
+                    None => false,
+                };
+                if accepts {
+                    self.ending = Some(Ending::Agreed);
+                    self.cursor = self.line.len();
+                    self.say("the engine accepts: draw agreed");
+                } else {
+                    self.say("the engine declines the draw");
+                }
+                Ok(())
+            }
+            (Mode::Hvh, None, _) => {
+                self.draw_offer = Some(side);
+                self.say(format!("{side} offers a draw"));
+                Ok(())
+            }
+            (Mode::Hvh, Some(_), None) => Err(GuiError::Illegal("no draw is offered".into())),
+            (Mode::Hvh, Some(yes), Some(by)) => {
+                self.draw_offer = None;
+                if yes {
+                    self.ending = Some(Ending::Agreed);
+                    self.cursor = self.line.len();
+                    self.say("draw agreed");
+                } else {
+                    self.say(format!("{} declines the draw", by.opponent()));
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn reset_game(&mut self, line: AnyLine, notes: Vec<Annotation>) {
+        self.ending = None;
+        self.draw_offer = None;
         self.cursor = line.len();
         self.line = line;
         self.notes = notes;
@@ -555,7 +721,12 @@ impl Session {
     /// it, with `note` (what an engine said of it, for the PGN). The
     /// mover's clock is charged `took` (a clock game).
     pub fn play(&mut self, mv: &str, took: Duration, note: Annotation) -> Result<(), GuiError> {
+        if self.cursor == self.line.len() {
+            self.check_open()?;
+        }
         let played = self.line.play(self.cursor, mv)?;
+        self.ending = None;
+        self.draw_offer = None;
         self.notes.truncate(self.cursor);
         self.notes.resize(self.cursor, Annotation::default());
         self.notes.push(note);
@@ -632,6 +803,8 @@ impl Session {
                 Ok(())
             }
             Command::Restart { seat } => self.restart(seat),
+            Command::Resign {} => self.resign(),
+            Command::Draw { accept } => self.draw(accept),
         }
     }
 
@@ -703,6 +876,8 @@ impl Session {
             }
         }
         self.line.truncate(ply);
+        self.ending = None;
+        self.draw_offer = None;
         self.notes.truncate(ply);
         self.cursor = ply;
         self.scan.truncate(ply + 1);
@@ -756,7 +931,10 @@ impl Session {
         self.multipv = multipv;
         self.seat_engine(ANALYSIS, engine);
         self.live = None;
-        self.changed();
+        self.say(match on {
+            true => format!("analysis by {}", self.engines[engine]),
+            false => "analysis off".to_string(),
+        });
         Ok(())
     }
 
@@ -801,6 +979,12 @@ impl Session {
             side: self.line.side_at(n),
             board: self.line.board_at(n),
             outcome: self.line.outcome_at(n).map(outcome_name),
+            result: self.end_outcome().map(outcome_name),
+            ending: self.ending.map(|e| match e {
+                Ending::Resigned(p) => format!("{p} resigns"),
+                Ending::Agreed => "draw agreed".to_string(),
+            }),
+            draw_offer: self.draw_offer,
             mode: self.mode,
             human: self.human,
             limit: self.limit,
@@ -810,11 +994,76 @@ impl Session {
             multipv: self.multipv,
             seats: &self.seats,
             live: self.live.as_ref(),
-            scan: &self.scan,
+            start_ply: self.line.start_ply(),
+            set_up: self.line.opening() != "startpos",
+            scan: self.scan_curve(),
+            judged: self.judged(),
+            summary: self.summary(),
             scanning: self.scanning,
             status: &self.status,
             record: self.record(),
         }
+    }
+
+    /// x's expected score at each ply the whole-game analysis has reached.
+    fn scan_curve(&self) -> Vec<Option<f64>> {
+        let for_x = |ply: usize, p: &ScanPoint| match self.line.side_at(ply) {
+            Player::X => p.eval.expected(),
+            Player::O => 1.0 - p.eval.expected(),
+        };
+        let points = self.scan.iter().enumerate();
+        points
+            .map(|(ply, p)| p.as_ref().map(|p| for_x(ply, p)))
+            .collect()
+    }
+
+    /// Each move judged by the whole-game analysis, once the positions
+    /// before and after it are searched: the review's judgement.
+    fn judged(&self) -> Vec<Option<JudgedView>> {
+        let moves = self.line.moves_text();
+        let judge = |k: usize| {
+            let (Some(Some(before)), Some(Some(after))) = (self.scan.get(k), self.scan.get(k + 1))
+            else {
+                return None;
+            };
+            let best = before.best.as_deref() == Some(moves[k].as_str());
+            let loss = review::move_loss(before.eval, after.eval.flip(), best);
+            let mark = review::THRESHOLDS.mark(loss);
+            Some(JudgedView {
+                loss,
+                mark: mark.map(|m| m.symbol()),
+                name: mark.map(|m| m.name()),
+                best: before.best.clone().filter(|_| !best),
+            })
+        };
+        let judged = (0..moves.len()).map(judge);
+        judged.take(self.scan.len().saturating_sub(1)).collect()
+    }
+
+    /// x's and o's judged moves summed up, when any move is judged.
+    fn summary(&self) -> Option<[SummaryView; 2]> {
+        let judged = self.judged();
+        if judged.iter().all(Option::is_none) {
+            return None;
+        }
+        let side = |p: Player| {
+            let mine = judged.iter().enumerate().filter_map(|(k, j)| {
+                let j = j.as_ref().filter(|_| self.line.side_at(k) == p)?;
+                let mark = review::Mark::ALL
+                    .into_iter()
+                    .find(|m| Some(m.symbol()) == j.mark);
+                Some((j.loss, mark))
+            });
+            let s = review::SideSummary::of(mine);
+            SummaryView {
+                moves: s.moves,
+                inaccuracies: s.inaccuracies,
+                mistakes: s.mistakes,
+                blunders: s.blunders,
+                average_loss: s.average_loss,
+            }
+        };
+        Some([side(Player::X), side(Player::O)])
     }
 
     /// The name of who plays `side` for the PGN: `Human`, or the engine's
@@ -839,7 +1088,7 @@ impl Session {
         game.set_tag("Round", "-");
         game.set_tag("White", self.player_name(Player::X));
         game.set_tag("Black", self.player_name(Player::O));
-        let end = self.line.outcome_at(self.line.len());
+        let end = self.end_outcome();
         game.set_result(PgnResult::from_outcome(end));
         let notes = &self.notes[..self.notes.len().min(self.line.len())];
         each!(&self.line, l => game.set_moves(&l.start, &l.moves, notes));
@@ -855,6 +1104,8 @@ impl Session {
             }),
         };
         game.set_tag("TimeControl", control);
+        // A resignation or an agreed draw ends the game normally too (as
+        // PGN's Termination says); the status line and the result tell how.
         let termination = match end {
             Some(_) => "normal",
             None => "unterminated",
@@ -1350,6 +1601,84 @@ mod tests {
             9
         );
         assert_eq!(legal[8 * 9 + 4], true);
+    }
+
+    #[test]
+    fn whole_game_analysis_judges_moves_as_the_review_does() {
+        let mut s = session();
+        s.mode = Mode::Hvh;
+        s.apply(
+            cmd(r#"{"cmd":"setup","fen":"","moves":"e5 e4 d2"}"#),
+            Duration::ZERO,
+        )
+        .unwrap();
+        s.apply(Command::Scan {}, Duration::ZERO).unwrap();
+        let point = |q: f64, best: &str| ScanPoint {
+            eval: review::Eval { q, proven: None },
+            best: Some(best.to_string()),
+        };
+        // x's e5 is the best move; o's e4 drops o from 0.45 to 0.20
+        // (0.50 in winning chances: a blunder); d2, the best move, loses
+        // nothing though the score drops (two searches differ).
+        s.scan_point(0, point(0.55, "e5"));
+        s.scan_point(1, point(0.45, "f5"));
+        s.scan_point(2, point(0.80, "d2"));
+        s.scan_point(3, point(0.26, "a1"));
+        let v = serde_json::to_value(s.view()).unwrap();
+        assert_eq!(v["judged"][0]["mark"], serde_json::Value::Null);
+        assert_eq!(v["judged"][1]["mark"], "??");
+        assert_eq!(v["judged"][1]["best"], "f5");
+        assert_eq!(v["judged"][2]["mark"], serde_json::Value::Null);
+        assert_eq!(v["scan"][1], 0.55);
+        assert_eq!(v["summary"][1]["blunders"], 1);
+        assert_eq!(v["summary"][0]["moves"], 2);
+        let loss = review::move_loss(
+            review::Eval {
+                q: 0.45,
+                proven: None,
+            },
+            review::Eval {
+                q: 0.20,
+                proven: None,
+            },
+            false,
+        );
+        assert!((loss - 0.5).abs() < 1e-9);
+        assert_eq!(v["start_ply"], 0);
+        // A set-up position counts its moves from its own number.
+        let fen = s.shown_fen();
+        let setup = serde_json::json!({ "cmd": "setup", "fen": fen });
+        s.apply(cmd(&setup.to_string()), Duration::ZERO).unwrap();
+        assert_eq!(serde_json::to_value(s.view()).unwrap()["start_ply"], 3);
+    }
+
+    #[test]
+    fn resigns_and_agrees_draws_in_the_record() {
+        let mut s = session();
+        s.mode = Mode::Hvh;
+        s.play("e5", Duration::ZERO, Annotation::default()).unwrap();
+        s.apply(Command::Resign {}, Duration::ZERO).unwrap();
+        assert_eq!(s.status, "o resigns: x wins");
+        let game = s.pgn();
+        assert_eq!(game.tag("Result"), Some("1-0"));
+        assert_eq!(game.tag("Termination"), Some("normal"));
+        let err = s.apply(cmd(r#"{"cmd":"play","mv":"e4"}"#), Duration::ZERO);
+        assert_eq!(err.unwrap_err().to_string(), "the game is over");
+        // Taking back reopens the game; a draw offered and accepted.
+        s.apply(Command::Undo {}, Duration::ZERO).unwrap();
+        assert_eq!(s.pgn().tag("Result"), Some("*"));
+        let err = s.apply(cmd(r#"{"cmd":"draw","accept":true}"#), Duration::ZERO);
+        assert_eq!(err.unwrap_err().to_string(), "no draw is offered");
+        s.apply(cmd(r#"{"cmd":"draw"}"#), Duration::ZERO).unwrap();
+        assert_eq!(s.status, "x offers a draw");
+        s.apply(cmd(r#"{"cmd":"draw","accept":true}"#), Duration::ZERO)
+            .unwrap();
+        assert_eq!(s.pgn().tag("Result"), Some("1/2-1/2"));
+        // Against an engine with no score yet, the engine declines.
+        let mut t = session();
+        t.apply(cmd(r#"{"cmd":"draw"}"#), Duration::ZERO).unwrap();
+        assert_eq!(t.status, "the engine declines the draw");
+        assert_eq!(t.end_outcome(), None);
     }
 
     #[test]

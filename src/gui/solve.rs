@@ -59,7 +59,8 @@ fn solve_for<G: Notation + Hash>(fen: &str, time: Duration) -> Result<Value, Gui
             } else {
                 side.opponent()
             };
-            format!("proven: {who} wins in {n} plies")
+            let unit = if n == 1 { "ply" } else { "plies" };
+            format!("proven: {who} wins in {n} {unit}")
         }
         (Some(v), None) => {
             let who = if v == Verdict::Win {
@@ -103,7 +104,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v["result"], "win");
-        assert_eq!(v["text"], "proven: x wins in 1 plies");
+        assert_eq!(v["text"], "proven: x wins in 1 ply");
         assert_eq!(v["pv"], json!(["i3"]));
         let v = solve(
             GameKind::Uttt,

@@ -162,6 +162,10 @@ pub enum DataError {
         /// its value now (`none` where one side lacks it).
         differences: Vec<(String, String, String)>,
     },
+    /// The path is no regular file (a FIFO or a device would block or
+    /// never end).
+    #[error("{} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
     /// The file is not a data file, or is damaged.
     #[error("{} at byte {offset}: {flaw}", .path.display())]
     Bad {
@@ -433,12 +437,22 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Contents, DataError> {
     Ok(contents)
 }
 
-/// Reads a data file.
+/// Reads a data file: a regular file (a FIFO or a device is refused before
+/// it is opened), read whole only once its first bytes are a data file's.
 pub fn read(path: &Path) -> Result<Contents, DataError> {
+    let io = |e| DataError::io(path, e);
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(DataError::NotAFile(path.to_owned()));
+    }
+    let mut file = File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| DataError::io(path, e))?;
+    (&mut file)
+        .take(HEADER_LEN)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.starts_with(MAGIC) {
+        file.read_to_end(&mut bytes).map_err(io)?;
+    }
     parse(path, &bytes)
 }
 
@@ -544,6 +558,32 @@ mod tests {
             ("nodes".into(), nodes.to_string()),
             ("net".into(), "gen1-5e3a9c21".into()),
         ]
+    }
+
+    /// Regression (hostile input round 2, E1): `train --data /dev/zero`
+    /// read until the memory ran out. A FIFO or a device is refused, and a
+    /// file that does not start as a data file is refused after 16 bytes
+    /// (a 1 TiB sparse one here).
+    #[test]
+    fn reading_takes_regular_data_files_only() {
+        let err = |p: &Path| read(p).unwrap_err().to_string();
+        assert_eq!(
+            err(Path::new("/dev/null")),
+            "/dev/null is not a regular file"
+        );
+        let path = temp("sparse");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        assert_eq!(
+            err(&path),
+            format!(
+                "{} at byte 0: it does not start with UTTTDATA",
+                path.display()
+            )
+        );
+        std::fs::remove_file(&path).unwrap();
     }
 
     fn temp(name: &str) -> PathBuf {

@@ -263,6 +263,7 @@ pub struct Accumulator {
 
 impl Accumulator {
     /// The sums for `planes`, from scratch.
+    #[inline(always)]
     pub fn new(net: &Net, planes: &Planes) -> Accumulator {
         // From scratch: each view's active features' rows summed in a
         // local array, which stays in vector registers (adding rows in

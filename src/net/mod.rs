@@ -20,9 +20,10 @@
 //! ```
 //!
 //! About 30,000 weights in `f32` (118 KB); inference is plain Rust over
-//! fixed-size arrays, with AVX2/FMA intrinsics for the two dense kernels
-//! (the second layer and the policy's dot products, `simd.rs`) where the
-//! build has them. The net implements
+//! fixed-size arrays, compiled twice and chosen when the engine runs: for
+//! AVX2/FMA, with intrinsics for the two dense kernels (the second layer
+//! and the policy's dot products), where the processor has them, and plain
+//! otherwise ([`Kernels`], `simd.rs`). The net implements
 //! [`Evaluator`], the search's seam for valuing leaves without playouts
 //! and for the moves' priors.
 //!
@@ -46,6 +47,7 @@
 pub mod data;
 pub mod features;
 mod simd;
+pub use simd::Kernels;
 pub mod train;
 
 use std::path::{Path, PathBuf};
@@ -171,9 +173,13 @@ pub enum NetError {
         /// Its value.
         value: f32,
     },
-    /// The name is not printable ASCII.
-    #[error("the net's name is not printable ASCII")]
+    /// The name is empty or not printable ASCII.
+    #[error("the net's name is empty or not printable ASCII")]
     Name,
+    /// The path is no regular file (a FIFO or a device would block or
+    /// never end).
+    #[error("{} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
 }
 
 /// FNV-1a, 32 bits: the checksum of net and data files.
@@ -344,7 +350,7 @@ impl Net {
         let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
         let name = std::str::from_utf8(&name_bytes[..end])
             .ok()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_graphic()))
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
             .ok_or(NetError::Name)?;
         let mut flat: Vec<f32> = bytes[HEADER_LEN..expected - 4]
             .chunks_exact(4)
@@ -357,13 +363,35 @@ impl Net {
         Ok(Net::from_flat(&flat, name))
     }
 
-    /// Reads a net file.
+    /// Reads a net file: a regular file (a FIFO or a device is refused
+    /// before it is opened), of which no more than a net's length is read.
     pub fn load(path: &Path) -> Result<Net, NetError> {
-        let bytes = std::fs::read(path).map_err(|source| NetError::Read {
+        use std::io::Read;
+        let read = |source| NetError::Read {
             path: path.to_owned(),
             source,
-        })?;
-        Net::from_bytes(&bytes)
+        };
+        let meta = std::fs::metadata(path).map_err(read)?;
+        if !meta.is_file() {
+            return Err(NetError::NotAFile(path.to_owned()));
+        }
+        let mut bytes = Vec::with_capacity(FILE_LEN + 1);
+        std::fs::File::open(path)
+            .and_then(|f| {
+                f.take(FILE_LEN.max(FILE_LEN_V1) as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(read)?;
+        Net::from_bytes(&bytes).map_err(|e| match e {
+            // Only the start was read: the length is the file's.
+            NetError::Length { expected, .. } => NetError::Length {
+                found: usize::try_from(meta.len())
+                    .unwrap_or(usize::MAX)
+                    .max(bytes.len()),
+                expected,
+            },
+            e => e,
+        })
     }
 
     /// Writes the net file.
@@ -382,7 +410,7 @@ impl Net {
 
     /// The first layer's clipped sums (side to move's half first), from
     /// up-to-date accumulator sums: what the value and policy heads read.
-    #[inline]
+    #[inline(always)]
     pub fn hidden(&self, acc: &Accumulator, planes: &Planes) -> [f32; 2 * HIDDEN] {
         let side = planes.side;
         let mut views = [acc.sums[side.index()], acc.sums[side.opponent().index()]];
@@ -409,8 +437,13 @@ impl Net {
     /// The value head's output before the sigmoid.
     #[inline]
     pub fn output(&self, hidden: &[f32; 2 * HIDDEN]) -> f32 {
+        self.output_with(Kernels::best(), hidden)
+    }
+
+    #[inline(always)]
+    fn output_with(&self, kernels: Kernels, hidden: &[f32; 2 * HIDDEN]) -> f32 {
         let mut second = self.b2;
-        simd::affine(&mut second, hidden, &self.w2);
+        kernels.affine(&mut second, hidden, &self.w2);
         let mut out = self.b3;
         for (&s, &w) in second.iter().zip(&self.w3) {
             out += s.clamp(0.0, 1.0) * w;
@@ -421,22 +454,72 @@ impl Net {
     /// The policy logit of the move to `cell` (`9 * board + cell`, 0-80).
     #[inline]
     pub fn policy_logit(&self, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
+        self.policy_logit_with(Kernels::best(), hidden, cell)
+    }
+
+    #[inline(always)]
+    fn policy_logit_with(&self, kernels: Kernels, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
         let cell = cell.min(POLICY - 1);
-        self.bp[cell] + simd::dot(hidden, &self.wp[cell])
+        self.bp[cell] + kernels.dot(hidden, &self.wp[cell])
     }
 
     /// The value of `planes` for the side to move and the priors of the
     /// moves to `cells` (a softmax of their policy logits), into `priors`.
+    /// Runs with the fastest kernels the processor has.
     pub fn evaluate_with_policy(&self, planes: &Planes, cells: &[u8], priors: &mut [f32]) -> f32 {
+        self.evaluate_with_policy_using(Kernels::best(), planes, cells, priors)
+    }
+
+    /// [`Net::evaluate_with_policy`] with the given kernels, the whole
+    /// evaluation compiled for them (tests compare every set the processor
+    /// runs).
+    pub fn evaluate_with_policy_using(
+        &self,
+        kernels: Kernels,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+    ) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx2_fma() {
+            // SAFETY: `kernels` are AVX2/FMA only where the processor has
+            // AVX2 and FMA.
+            return unsafe { self.evaluate_with_policy_avx2(kernels, planes, cells, priors) };
+        }
+        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+    }
+
+    /// # Safety
+    /// The processor must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn evaluate_with_policy_avx2(
+        &self,
+        kernels: Kernels,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+    ) -> f32 {
+        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+    }
+
+    #[inline(always)]
+    fn evaluate_with_policy_in(
+        &self,
+        kernels: Kernels,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+    ) -> f32 {
         let acc = Accumulator::new(self, planes);
         let hidden = self.hidden(&acc, planes);
         softmax_into(
             cells
                 .iter()
-                .map(|&c| self.policy_logit(&hidden, c as usize)),
+                .map(|&c| self.policy_logit_with(kernels, &hidden, c as usize)),
             priors,
         );
-        sigmoid(self.output(&hidden))
+        sigmoid(self.output_with(kernels, &hidden))
     }
 
     /// The expected score of the side to move, from up-to-date sums.
@@ -445,10 +528,35 @@ impl Net {
         sigmoid(self.logit(acc, planes))
     }
 
-    /// The expected score of the side to move in `planes`, from scratch.
+    /// The expected score of the side to move in `planes`, from scratch,
+    /// with the fastest kernels the processor has.
     pub fn evaluate_planes(&self, planes: &Planes) -> f32 {
+        self.evaluate_planes_using(Kernels::best(), planes)
+    }
+
+    /// [`Net::evaluate_planes`] with the given kernels.
+    pub fn evaluate_planes_using(&self, kernels: Kernels, planes: &Planes) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx2_fma() {
+            // SAFETY: `kernels` are AVX2/FMA only where the processor has
+            // AVX2 and FMA.
+            return unsafe { self.evaluate_planes_avx2(kernels, planes) };
+        }
+        self.evaluate_planes_in(kernels, planes)
+    }
+
+    /// # Safety
+    /// The processor must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn evaluate_planes_avx2(&self, kernels: Kernels, planes: &Planes) -> f32 {
+        self.evaluate_planes_in(kernels, planes)
+    }
+
+    #[inline(always)]
+    fn evaluate_planes_in(&self, kernels: Kernels, planes: &Planes) -> f32 {
         let acc = Accumulator::new(self, planes);
-        self.value(&acc, planes)
+        sigmoid(self.output_with(kernels, &self.hidden(&acc, planes)))
     }
 }
 

@@ -60,6 +60,54 @@ fn bad_files_say_why() {
     );
 }
 
+#[cfg(unix)]
+/// Regression (hostile input round 2, E1/E2): a net file was read whole
+/// before any check (`/dev/zero` took 2 GB), and a FIFO never answered. Now
+/// anything but a regular file is refused unopened, and no more than a
+/// net's length is read: a 1 TiB (sparse) file is refused by its length.
+#[test]
+fn loading_reads_regular_files_and_no_more_than_a_net() {
+    let err = |p: &Path| Net::load(p).unwrap_err().to_string();
+    assert_eq!(
+        err(Path::new("/dev/null")),
+        "/dev/null is not a regular file"
+    );
+    let dir = std::env::temp_dir().join(format!("ultimo-net-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    assert_eq!(
+        err(&fifo),
+        format!("{} is not a regular file", fifo.display())
+    );
+    let mut huge = Trainer::new(13).net("big").to_bytes();
+    huge.resize(2 * FILE_LEN, 0);
+    let path = dir.join("huge.bin");
+    std::fs::write(&path, &huge).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(1 << 40).unwrap();
+    drop(file);
+    assert_eq!(
+        err(&path),
+        format!(
+            "the net file has {} bytes where {FILE_LEN} are expected (truncated?)",
+            1u64 << 40
+        )
+    );
+    // An empty name is no name.
+    let mut unnamed = Trainer::new(14).net("x").to_bytes();
+    unnamed[24] = 0;
+    let sum = fnv1a(&unnamed[..FILE_LEN - 4]);
+    unnamed[FILE_LEN - 4..].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        Net::from_bytes(&unnamed).unwrap_err().to_string(),
+        "the net's name is empty or not printable ASCII"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn values_are_the_same_under_the_symmetries() {
     // Not exactly (the net is not built symmetric), but the planes and
@@ -126,4 +174,49 @@ fn the_draw_share_follows_the_fitted_curve() {
     assert!((draw_share(0.78) - 0.19).abs() < 0.05);
     assert!(draw_share(0.05) < 0.05);
     assert_eq!(draw_share(f32::NAN), draw_share(0.5));
+}
+
+#[test]
+fn every_kernel_the_processor_runs_gives_the_plain_values_and_priors() {
+    // The built-in net over positions of random games, with every set of
+    // kernels against the plain one (on x86-64 with AVX2, both paths).
+    let net = Net::builtin();
+    let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(19);
+    let plain = Kernels::plain();
+    let mut checked = 0;
+    for _ in 0..20 {
+        let mut pos = Position::startpos();
+        while pos.random_step(&mut rng) {
+            let planes = features::Planes::from_position(&pos);
+            let cells: Vec<u8> = pos
+                .legal_moves()
+                .iter()
+                .map(|m| m.index())
+                .collect::<Vec<u8>>();
+            let mut want = vec![0f32; cells.len()];
+            let v = net.evaluate_with_policy_using(plain, &planes, &cells, &mut want);
+            for kernels in Kernels::supported() {
+                let name = kernels.name();
+                let mut got = vec![0f32; cells.len()];
+                let w = net.evaluate_with_policy_using(kernels, &planes, &cells, &mut got);
+                assert!(
+                    (v - w).abs() < 1e-4,
+                    "{name} position {checked}: {v} vs {w}"
+                );
+                for (a, b) in want.iter().zip(&got) {
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "{name} position {checked}: priors {want:?} vs {got:?}"
+                    );
+                }
+                let e = net.evaluate_planes_using(kernels, &planes);
+                assert!(
+                    (v - e).abs() < 1e-4,
+                    "{name} position {checked}: {v} vs {e}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
 }

@@ -896,8 +896,13 @@ mod tests {
         assert_eq!(parse_name("sixteen-chars-ok").unwrap(), "sixteen-chars-ok");
         for bad in ["", "my net", "seventeen-chars-x", "caf\u{e9}", "tab\there"] {
             let err = parse_name(bad).unwrap_err();
-            assert_eq!(err, TrainArgError::Name(bad.into()));
+            // Quoted as every outside text is: the tab escaped.
+            assert_eq!(err, TrainArgError::Name(crate::quote::shorten(bad)));
         }
+        assert_eq!(
+            parse_name("tab\there").unwrap_err(),
+            TrainArgError::Name("tab\\there".into())
+        );
         assert_eq!(
             parse_name("my net").unwrap_err().to_string(),
             "'my net' is not a net name: use 1 to 16 printable ASCII characters without spaces (letters, digits, punctuation)"

@@ -50,7 +50,7 @@ mod read;
 pub mod typed;
 mod write;
 
-pub use read::{PgnError, PgnProblem, read};
+pub use read::{Games, MAX_GAME, MAX_LINE, PgnError, PgnProblem, games, read};
 pub use typed::{GameTextError, PgnNotation, Replayed, variant_kind, variant_name};
 pub use write::{date_from_unix, write_games};
 

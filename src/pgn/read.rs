@@ -5,6 +5,7 @@ use super::{MoveNote, PgnGame, PgnMove, PgnResult, Score, Turn};
 use crate::game::{Outcome, Player};
 use crate::pgn::typed::GameTextError;
 use crate::quote::shorten;
+use std::io::BufRead;
 
 /// Why a PGN text cannot be read, or a game in it does not stand up to the
 /// rules.
@@ -29,7 +30,7 @@ pub enum PgnProblem {
     #[error("')' without '('")]
     UnopenedVariation,
     /// A character that has no place in PGN.
-    #[error("unexpected '{0}'")]
+    #[error("unexpected '{}'", .0.escape_debug())]
     UnexpectedChar(char),
     /// The movetext does not end with a result.
     #[error("the game's moves do not end with a result (1-0, 0-1, 1/2-1/2 or *) {0}")]
@@ -84,6 +85,18 @@ pub enum PgnProblem {
         /// Why it is illegal.
         problem: GameTextError,
     },
+    /// A line longer than [`MAX_LINE`] bytes.
+    #[error("the line is longer than {MAX_LINE} bytes (the most a PGN line may have)")]
+    LongLine,
+    /// A game longer than [`MAX_GAME`] bytes.
+    #[error("the game is longer than {MAX_GAME} bytes (the most a PGN game may have)")]
+    LongGame,
+    /// A line that is not UTF-8.
+    #[error("the line is not UTF-8 text")]
+    NotUtf8,
+    /// The file cannot be read.
+    #[error("cannot read it: {0}")]
+    Io(String),
     /// A result other than the rules' at a position where the rules ended
     /// the game.
     #[error("the result is {given} but the rules give {}", PgnResult::from_outcome(Some(*rules)))]
@@ -127,11 +140,130 @@ pub(super) fn turn_text(turn: Turn) -> String {
     }
 }
 
-/// A text being read, with the line of the next character.
+/// The longest line a PGN text may have, in bytes (a game's movetext
+/// written on one line with a note on every move takes a few KiB).
+pub const MAX_LINE: usize = 64 * 1024;
+/// The most text one game may take, in bytes, from its first tag to its
+/// result.
+pub const MAX_GAME: usize = 1024 * 1024;
+
+/// A PGN text being read line by line: the text of the game being read
+/// (only its lines are kept), the line of the next character. Line breaks
+/// are `\n`, `\r\n` or `\r` alone; all are read as `\n`.
 struct Scanner<'a> {
-    text: &'a str,
+    src: Box<dyn BufRead + 'a>,
+    /// The lines read of the current game (or since the last game).
+    text: String,
     pos: usize,
     line: usize,
+    /// Whether the next character starts a line.
+    line_start: bool,
+    /// Lines read from `src` so far.
+    lines_read: usize,
+    /// Whether a game is being read (its text is kept whole).
+    in_game: bool,
+    /// Whether a `\n` after a `\r` is still to be skipped.
+    skip_lf: bool,
+    eof: bool,
+    /// What stopped the reading (a line too long, not UTF-8, an I/O
+    /// error): the text ends there.
+    failed: Option<(usize, PgnProblem)>,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(src: impl BufRead + 'a) -> Scanner<'a> {
+        Scanner {
+            src: Box::new(src),
+            text: String::new(),
+            pos: 0,
+            line: 1,
+            line_start: true,
+            lines_read: 0,
+            in_game: false,
+            skip_lf: false,
+            eof: false,
+            failed: None,
+        }
+    }
+
+    /// Starts a game at the next character: the text before it is dropped.
+    fn begin_game(&mut self) {
+        self.text.drain(..self.pos);
+        self.pos = 0;
+        self.in_game = true;
+    }
+
+    /// Ends a game: the text read up to here may be dropped.
+    fn end_game(&mut self) {
+        self.in_game = false;
+    }
+
+    /// Appends the next line of `src` to the text; at the end, or once
+    /// reading failed, does nothing.
+    fn fill(&mut self) {
+        if self.eof || self.failed.is_some() {
+            return;
+        }
+        if !self.in_game && self.pos == self.text.len() {
+            self.text.clear();
+            self.pos = 0;
+        }
+        let number = self.lines_read + 1;
+        if self.in_game && self.text.len() > MAX_GAME {
+            self.failed = Some((self.line, PgnProblem::LongGame));
+            return;
+        }
+        let mut bytes = Vec::new();
+        let mut ended = false;
+        while !ended {
+            let chunk = match self.src.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.failed = Some((number, PgnProblem::Io(e.to_string())));
+                    return;
+                }
+            };
+            if chunk.is_empty() {
+                self.eof = true;
+                break;
+            }
+            if std::mem::take(&mut self.skip_lf) && chunk[0] == b'\n' {
+                self.src.consume(1);
+                continue;
+            }
+            let (take, used) = match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(i) => {
+                    ended = true;
+                    self.skip_lf = chunk[i] == b'\r';
+                    (i, i + 1)
+                }
+                None => (chunk.len(), chunk.len()),
+            };
+            if bytes.len() + take > MAX_LINE {
+                self.failed = Some((number, PgnProblem::LongLine));
+                return;
+            }
+            bytes.extend_from_slice(&chunk[..take]);
+            self.src.consume(used);
+        }
+        if bytes.is_empty() && !ended {
+            return;
+        }
+        self.lines_read = number;
+        let Ok(mut line) = String::from_utf8(bytes) else {
+            self.failed = Some((number, PgnProblem::NotUtf8));
+            return;
+        };
+        if number == 1 && line.starts_with('\u{feff}') {
+            // A byte order mark: not text.
+            line.drain(..'\u{feff}'.len_utf8());
+        }
+        self.text.push_str(&line);
+        if ended {
+            self.text.push('\n');
+        }
+    }
 }
 
 /// Characters of a symbol: moves, move numbers, results.
@@ -140,13 +272,17 @@ fn is_symbol_char(c: char) -> bool {
 }
 
 impl Scanner<'_> {
-    fn peek(&self) -> Option<char> {
+    fn peek(&mut self) -> Option<char> {
+        if self.pos == self.text.len() {
+            self.fill();
+        }
         self.text[self.pos..].chars().next()
     }
 
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
+        self.line_start = c == '\n';
         if c == '\n' {
             self.line += 1;
         }
@@ -155,7 +291,7 @@ impl Scanner<'_> {
 
     /// Whether the next character starts a line.
     fn at_line_start(&self) -> bool {
-        self.pos == 0 || self.text.as_bytes()[self.pos - 1] == b'\n'
+        self.line_start
     }
 
     /// Skips to the end of the line (the line break stays).
@@ -229,8 +365,8 @@ impl Scanner<'_> {
     /// Reads a tag (the `[` is next).
     fn tag(&mut self) -> Result<(String, String), (usize, PgnProblem)> {
         let line = self.line;
-        let rest = self.text[self.pos..].lines().next().unwrap_or("");
-        let bad = || (line, PgnProblem::BadTag(shorten(rest)));
+        let rest = shorten(self.text[self.pos..].lines().next().unwrap_or(""));
+        let bad = || (line, PgnProblem::BadTag(rest.clone()));
         self.bump();
         self.skip_blanks();
         let start = self.pos;
@@ -324,19 +460,59 @@ fn move_number(token: &str) -> Option<(Turn, &str)> {
 
 /// Reads every game of a PGN text from file `file` (for the errors).
 pub fn read(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
-    let mut scanner = Scanner {
-        text,
-        pos: 0,
-        line: 1,
-    };
-    let mut games = Vec::new();
-    loop {
-        scanner.skip_space();
-        if scanner.peek().is_none() {
-            return Ok(games);
+    games(text.as_bytes(), file).collect()
+}
+
+/// The games of a PGN file `src` named `file` (for the errors), read one at
+/// a time: no more than a game's text ([`MAX_GAME`]) is kept, no line may
+/// be longer than [`MAX_LINE`]. A byte order mark at the start is skipped.
+/// The first error ends the games.
+pub fn games<'a>(src: impl BufRead + 'a, file: &str) -> Games<'a> {
+    Games {
+        scanner: Scanner::new(src),
+        file: file.to_string(),
+        done: false,
+    }
+}
+
+/// The games of a PGN file, read one at a time (see [`games`]).
+pub struct Games<'a> {
+    scanner: Scanner<'a>,
+    file: String,
+    done: bool,
+}
+
+impl Iterator for Games<'_> {
+    type Item = Result<PgnGame, PgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
         }
-        let game = read_game(&mut scanner).map_err(|(line, p)| PgnError::new(file, line, p))?;
-        games.push(game);
+        let s = &mut self.scanner;
+        s.end_game();
+        s.skip_space();
+        let game = if s.peek().is_none() {
+            match s.failed.take() {
+                Some(failed) => Err(failed),
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+        } else {
+            s.begin_game();
+            let game = read_game(s);
+            // A problem of reading explains why the game ended early.
+            match s.failed.take() {
+                Some(failed) => Err(failed),
+                None => game,
+            }
+        };
+        if game.is_err() {
+            self.done = true;
+        }
+        Some(game.map_err(|(line, p)| PgnError::new(&self.file, line, p)))
     }
 }
 

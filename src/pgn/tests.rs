@@ -525,3 +525,62 @@ fn results_and_dates() {
         }
     );
 }
+
+/// Regression (hostile input round 2, P1/P2/P4): PGN text was read whole
+/// with no cap (`--replay /dev/zero` grew until killed, 16 MiB of `*` took
+/// 807 MB). Now lines and games are capped, and the games come one at a
+/// time, an endless input included.
+#[test]
+fn lines_and_games_are_capped() {
+    let err = |text: &str| read(text, "t.pgn").unwrap_err().to_string();
+    let long_line = format!("[Event \"x\"]\n{} *\n", "a".repeat(70_000));
+    assert_eq!(
+        err(&long_line),
+        "t.pgn:2: the line is longer than 65536 bytes (the most a PGN line may have)"
+    );
+    let long_game = format!("[Event \"x\"]\n{}*\n", "{a comment}\n".repeat(100_000));
+    assert!(
+        err(&long_game)
+            .ends_with("the game is longer than 1048576 bytes (the most a PGN game may have)"),
+        "{}",
+        err(&long_game)
+    );
+    // Many small games are fine, however many.
+    assert_eq!(
+        read(&"*\n".repeat(100_000), "t.pgn").unwrap().len(),
+        100_000
+    );
+    let mut endless = games(std::io::BufReader::new(std::io::repeat(b'x')), "zero");
+    assert_eq!(
+        endless.next().unwrap().unwrap_err().to_string(),
+        "zero:1: the line is longer than 65536 bytes (the most a PGN line may have)"
+    );
+    assert!(endless.next().is_none());
+}
+
+/// Regression (P4): a byte order mark before a valid PGN was refused as
+/// an invisible character, and in a file with `\r` line breaks every
+/// error said line 1.
+#[test]
+fn byte_order_marks_and_carriage_returns() {
+    let game = read_one("\u{feff}[Event \"x\"]\n1. e5 *\n");
+    assert_eq!(game.tag("Event"), Some("x"));
+    for (text, line) in [
+        ("[Event \"x\"]\r1. e5\r[Bad\r", 3),
+        ("[Event \"x\"]\r\n1. e5\r\n[Bad\r\n", 3),
+        ("[Event \"x\"]\r\r\r1. e5 )\r", 4),
+    ] {
+        let e = read(text, "cr.pgn").unwrap_err();
+        assert_eq!(e.line, line, "{text:?}: {e}");
+    }
+    assert_eq!(read_one("[Event \"x\"]\r\r1. e5 *\r").moves.len(), 1);
+    let bytes: &[u8] = b"[Event \"x\"]\n\xff *\n";
+    assert_eq!(
+        games(bytes, "t.pgn")
+            .next()
+            .unwrap()
+            .unwrap_err()
+            .to_string(),
+        "t.pgn:2: the line is not UTF-8 text"
+    );
+}

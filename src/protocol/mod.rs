@@ -64,6 +64,17 @@ pub enum ProtocolError<G: Notation = Position> {
     /// its search thread.
     #[error(transparent)]
     Searcher(#[from] AsyncError),
+    /// `perft` deeper than the game allows (it would take hours and
+    /// block the protocol meanwhile).
+    #[error("perft: depth must be 1-{max} in {game}, got {depth}")]
+    PerftTooDeep {
+        /// The game.
+        game: GameKind,
+        /// Its deepest perft.
+        max: u32,
+        /// The depth asked for.
+        depth: u32,
+    },
     /// `perft` could not write its report.
     #[error("perft: {0}")]
     Perft(io::Error),
@@ -523,6 +534,14 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
     /// `perft N`: the count below each move, then the total.
     fn perft(&mut self, depth: u32) -> Result<(), ProtocolError<G>> {
         self.idle_searcher("perft")?;
+        let max = G::KIND.protocol_perft_depth();
+        if depth > max {
+            return Err(ProtocolError::PerftTooDeep {
+                game: G::KIND,
+                max,
+                depth,
+            });
+        }
         let mut buf = Vec::new();
         crate::display::perft::run(&self.pos, depth, true, &mut buf)
             .map_err(ProtocolError::Perft)?;

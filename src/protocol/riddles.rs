@@ -8,7 +8,8 @@
 //! contradicts the field, a warning goes to the log and the macroboard
 //! decides where to play. Times are capped: the bank of `action move` at
 //! the `settings timebank` maximum (10 s when not given), every time at
-//! [`MAX_TIME`](super::input::MAX_TIME).
+//! [`MAX_TIME`](super::input::MAX_TIME), and a move's thinking at
+//! [`MAX_MOVE_TIME`].
 
 use crate::game::Player;
 use std::io::{self, BufRead, Write};
@@ -27,6 +28,9 @@ use crate::search::{Clock, Control, Limits, Options, SearchError, Searcher};
 const DEFAULT_TIMEBANK: Duration = Duration::from_secs(10);
 /// The time per move assumed when `settings time_per_move` was not given.
 const DEFAULT_TIME_PER_MOVE: Duration = Duration::from_millis(500);
+/// The longest a move may take, whatever the bank (ten times the sites'
+/// time per move): a bank of hours would otherwise give minutes a move.
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(5);
 
 /// Why the riddles loop cannot start or go on.
 #[derive(Debug, Error)]
@@ -58,6 +62,14 @@ pub enum PositionError {
         /// The cell's place in the field (0-80).
         index: usize,
         /// What it holds.
+        text: String,
+    },
+    /// A macroboard entry that is none of `-1`, `.`, `0`, `1`, `2`.
+    #[error("macroboard entry {index} is '{text}', expected -1, ., 0, 1 or 2")]
+    BadBoard {
+        /// The entry's place in the macroboard (0-8).
+        index: usize,
+        /// What it is (shortened).
         text: String,
     },
     /// The mark counts do not make it our turn.
@@ -211,6 +223,16 @@ fn position(
     if macroboard.len() != 9 {
         return Err(PositionError::MacroboardSize(macroboard.len()));
     }
+    if let Some((index, text)) = macroboard
+        .iter()
+        .enumerate()
+        .find(|(_, t)| !["-1", ".", "0", "1", "2"].contains(&t.as_str()))
+    {
+        return Err(PositionError::BadBoard {
+            index,
+            text: shorten(text),
+        });
+    }
     let (mine, theirs, cells) = read_field(field, bot_id)?;
     let (me, marks) = sides(mine, theirs)?;
     debug_assert_eq!((mine | theirs) & !ALL_CELLS, 0);
@@ -332,6 +354,7 @@ fn act(
             inc: state.time_per_move.unwrap_or(DEFAULT_TIME_PER_MOVE),
             movestogo: None,
         }),
+        movetime: Some(MAX_MOVE_TIME),
         ..Limits::default()
     };
     let control = Control::new();
@@ -406,6 +429,22 @@ mod tests {
             hash_mb: 16,
             ..Options::default()
         }
+    }
+
+    /// Regression (hostile input round 2): a macroboard entry `zz` was
+    /// read as an unplayable board; now it is an error.
+    #[test]
+    fn macroboard_entries_are_checked() {
+        let field = field_of(&Position::startpos(), [".", "0", "1"]);
+        let field: Vec<String> = field.split(',').map(String::from).collect();
+        let mut boards = vec!["-1".to_string(); 9];
+        boards[4] = "zz".into();
+        assert_eq!(
+            position(&field, &boards, "1").err().map(|e| e.to_string()),
+            Some("macroboard entry 4 is 'zz', expected -1, ., 0, 1 or 2".to_string())
+        );
+        boards[4] = ".".into();
+        assert!(position(&field, &boards, "1").is_ok());
     }
 
     fn field_of(pos: &Position, dialect: [&str; 3]) -> String {

@@ -53,6 +53,18 @@ use crate::solve::{self, Solver};
 /// tenth of a second.
 pub const PROOF_NODES: u64 = 100_000;
 
+/// The solver's table for the proofs of a review or an analysis, in MiB.
+pub const PROOF_HASH_MB: usize = 16;
+
+/// A solver for the proofs of a review or an analysis: a table of
+/// [`PROOF_HASH_MB`] MiB, the rest default.
+pub fn proof_solver() -> Result<Solver, solve::SolveError> {
+    Solver::new(&solve::Options {
+        hash_mb: PROOF_HASH_MB,
+        ..solve::Options::default()
+    })
+}
+
 /// Tries to prove `pos` with `solver` within [`PROOF_NODES`] (or until
 /// `control` stops): the proven result for its side to move and its
 /// proving line, or `None`.
@@ -329,15 +341,15 @@ pub struct Review<G: Game> {
     pub thresholds: Thresholds,
 }
 
-impl<G: Game> Review<G> {
-    /// The summary of `side`'s moves.
-    pub fn summary(&self, side: Player) -> SideSummary {
+impl SideSummary {
+    /// The summary of judged moves, each by its loss and mark.
+    pub fn of(moves: impl IntoIterator<Item = (f64, Option<Mark>)>) -> SideSummary {
         let mut s = SideSummary::default();
         let mut total = 0.0;
-        for m in self.moves.iter().filter(|m| m.side == side && !m.book) {
+        for (loss, mark) in moves {
             s.moves += 1;
-            total += m.loss;
-            match m.mark {
+            total += loss;
+            match mark {
                 Some(Mark::Inaccuracy) => s.inaccuracies += 1,
                 Some(Mark::Mistake) => s.mistakes += 1,
                 Some(Mark::Blunder) => s.blunders += 1,
@@ -348,6 +360,14 @@ impl<G: Game> Review<G> {
             s.average_loss = total / s.moves as f64;
         }
         s
+    }
+}
+
+impl<G: Game> Review<G> {
+    /// The summary of `side`'s moves.
+    pub fn summary(&self, side: Player) -> SideSummary {
+        let judged = self.moves.iter().filter(|m| m.side == side && !m.book);
+        SideSummary::of(judged.map(|m| (m.loss, m.mark)))
     }
 }
 
@@ -499,6 +519,19 @@ fn search_one<G: Game + Hash>(
     })
 }
 
+/// A move's loss in winning chances (see the module docs): from `before`,
+/// the evaluation of the position it was played in, to `after`, that of the
+/// position it leads to, both from the mover's side; 0 for the engine's
+/// own `best` move. [`THRESHOLDS`]`.mark` turns it into a mark. The one
+/// judgement of every tool that marks moves (`analyze --review`, the GUI's
+/// whole-game analysis).
+pub fn move_loss(before: Eval, after: Eval, best: bool) -> f64 {
+    match best {
+        true => 0.0,
+        false => (before.chances() - after.chances()).max(0.0),
+    }
+}
+
 /// The move `mv` played in `pos`, judged by the searches of `pos` and of
 /// the position it leads to; a `book` move is not judged (no loss, no
 /// mark).
@@ -511,10 +544,9 @@ fn judge<G: Game>(
 ) -> MoveReview<G::Move> {
     let before = search.eval;
     let after = next.eval.flip();
-    let loss = if book || search.best == Some(mv) {
-        0.0
-    } else {
-        (before.chances() - after.chances()).max(0.0)
+    let loss = match book {
+        true => 0.0,
+        false => move_loss(before, after, search.best == Some(mv)),
     };
     MoveReview {
         ply: pos.ply() + 1,

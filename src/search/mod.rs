@@ -134,7 +134,7 @@ use std::time::{Duration, Instant};
 pub use error::SearchError;
 use memory::Memory;
 use report::build_report;
-use run::{Budget, Flags, MainLoop, Run};
+use run::{Budget, Flags, MainLoop, Run, Stall};
 pub use time::{TimePlan, plan};
 use tree::{Tree, bytes_per_node};
 use worker::{Share, Worker};
@@ -273,7 +273,8 @@ pub struct Limits {
     /// The clock of the side to move.
     pub clock: Option<Clock>,
     /// Stop once the mean depth at which playouts start reaches this (or
-    /// the best move is proven, or the tree is full).
+    /// the best move is proven, or the tree is full, or [`DEPTH_STALL`]
+    /// iterations in a row valued no new position).
     pub depth: Option<u32>,
     /// Search until stopped, even past the other limits.
     pub infinite: bool,
@@ -402,6 +403,11 @@ impl<M: Copy> Report<M> {
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
+
+/// Under a depth limit, the search ends once this many iterations in a row
+/// (all threads) ended in a finished or proven position: the depth cannot
+/// grow any more (a tree of finished games with the solver off).
+pub const DEPTH_STALL: u64 = 1 << 16;
 
 /// The most search threads a searcher takes.
 pub const MAX_THREADS: usize = 256;
@@ -609,6 +615,7 @@ impl<G: Game> Searcher<G> {
                 G::EXPECTED_PLIES,
             ),
             depth_limit: limits.depth,
+            stall: Stall::default(),
             start,
             on_info,
             last_info: start,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::tree::{RESCALE_VISITS, Tree, preference};
 use super::worker::{Share, Worker};
-use super::{Control, Evaluator, Params, Report, TimePlan, build_report};
+use super::{Control, DEPTH_STALL, Evaluator, Params, Report, TimePlan, build_report};
 use crate::game::Game;
 
 /// Iterations between two looks at the limits by the reporting thread
@@ -176,12 +176,33 @@ impl<G: Game> Run<'_, G> {
     }
 }
 
+/// Iterations (all threads) since the last new playout, for
+/// [`DEPTH_STALL`].
+#[derive(Default)]
+pub(crate) struct Stall {
+    playouts: u64,
+    iterations: u64,
+}
+
+impl Stall {
+    /// Whether [`DEPTH_STALL`] iterations passed since the last look that
+    /// saw `playouts` grow, `iterations` being the count so far.
+    fn stalled(&mut self, playouts: u64, iterations: u64) -> bool {
+        if playouts != self.playouts {
+            self.playouts = playouts;
+            self.iterations = iterations;
+        }
+        iterations - self.iterations >= DEPTH_STALL
+    }
+}
+
 /// The reporting thread: searches like a helper, and also watches the
 /// limits, stops the others and reports progress.
 pub(crate) struct MainLoop<'a, 'b, G: Game> {
     pub run: &'a Run<'a, G>,
     pub plan: Option<TimePlan>,
     pub depth_limit: Option<u32>,
+    pub stall: Stall,
     pub start: Instant,
     pub on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
     pub last_info: Instant,
@@ -269,25 +290,32 @@ impl<G: Game> MainLoop<'_, '_, G> {
     }
 
     /// Time, depth and settledness checks.
-    fn limits_reached(&self, time_base: Instant) -> bool {
+    fn limits_reached(&mut self, time_base: Instant) -> bool {
         let run = self.run;
         if let Some(d) = self.depth_limit {
             // The depth is the mean depth at which playouts start; iterations
             // that end in proven nodes do not count, since they cannot
-            // deepen the tree. Stop too once the best move is proven or the
-            // tree is full, so that a depth limit always ends.
+            // deepen the tree. Stop too once the best move is proven, the
+            // tree is full or no iteration reached a playout for a long
+            // while (solver off and only finished games in the tree), so
+            // that a depth limit always ends.
             let (mut playouts, mut depth_sum) = (0, 0);
             for s in run.shares {
                 playouts += s.playouts.load(Ordering::Relaxed);
                 depth_sum += s.depth_sum.load(Ordering::Relaxed);
             }
+            let iterations = run.iterations();
             let depth_reached = match depth_sum.checked_div(playouts) {
                 Some(mean) => mean >= d as u64,
                 // Every iteration ended in a proven node: nothing is left to
                 // deepen.
-                None => run.iterations() > 0,
+                None => iterations > 0,
             };
-            if depth_reached || run.tree.is_full() || self.best_is_proven() {
+            if depth_reached
+                || run.tree.is_full()
+                || self.stall.stalled(playouts, iterations)
+                || self.best_is_proven()
+            {
                 return true;
             }
         }

@@ -561,6 +561,59 @@ fn depth_limit_ends_when_the_best_move_is_proven() {
     );
 }
 
+/// A depth limit ends with the solver off in a position whose tree holds
+/// only finished games: every iteration ends in one and the mean depth never
+/// grows (hostile input round 2, Z1). Before, it ran until stopped.
+#[test]
+fn depth_limit_ends_when_no_iteration_reaches_a_playout() {
+    let pos: Position =
+        "xooo1xooo/o1o1x1xxo/xxxx2xo1/oooxxxoxx/xo1ooxxxo/xx3oo1x/x1xxox2x/ooxo1o3/oxxox1ooo o 31 e1"
+            .parse()
+            .unwrap();
+    let mut options = options(1, 16);
+    options.params.solver = false;
+    let mut s = Searcher::new(options, pos).unwrap();
+    // The node limit only keeps a broken build from running forever.
+    let limits = Limits {
+        depth: Some(2),
+        nodes: Some(4 * DEPTH_STALL),
+        ..Limits::default()
+    };
+    let report = run(&mut s, &pos, &limits);
+    assert!(report.depth < 2, "{report:?}");
+    assert!(report.nodes < 2 * DEPTH_STALL, "{report:?}");
+}
+
+/// With far more threads than cores (Threads 256 on 2 cores) a depth
+/// limit in Super 1 al 5 ran until the tree was full (hostile input round
+/// 2, Z2: `go depth 3` took 48 s against 0.8 s with one thread): each
+/// thread had a tree of its own, the depth was the mean over all of them,
+/// and 128 trees a core took turns. The threads share one tree now and no
+/// more of them run than there are cores, so the depth ends the search
+/// with room left in the tree.
+#[test]
+fn depth_limit_with_many_threads_ends_at_the_depth() {
+    let pos = crate::super15::Position::startpos();
+    let options = Options {
+        threads: MAX_THREADS,
+        hash_mb: 16,
+        ..Options::default()
+    };
+    let mut s = Searcher::new(options, pos).unwrap();
+    let limits = Limits {
+        depth: Some(2),
+        ..Limits::default()
+    };
+    let report = s.search(&pos, &limits, &[], &Control::new(), &mut |_| {});
+    assert!(report.depth >= 2, "{report:?}");
+    assert!(!s.tree.is_full(), "ended by a full tree: {report:?}");
+    assert!(
+        s.workers.len() <= cores(),
+        "{} threads ran",
+        s.workers.len()
+    );
+}
+
 fn options(threads: usize, hash_mb: usize) -> Options {
     Options {
         threads,

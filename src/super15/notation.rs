@@ -293,11 +293,14 @@ impl FromStr for Position {
             "o" => Player::O,
             _ => return Err(FenError::BadSide(shorten(side))),
         };
-        let quiet: u32 = quiet
-            .parse()
-            .map_err(|_| FenError::BadQuiet(shorten(quiet)))?;
+        // Digits only: `parse` would take a leading `+`.
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let quiet: u32 = match quiet.parse() {
+            Ok(n) if digits(quiet) => n,
+            _ => return Err(FenError::BadQuiet(shorten(quiet))),
+        };
         let fullmove: u32 = match fullmove.parse() {
-            Ok(n) if n > 0 => n,
+            Ok(n) if n > 0 && digits(fullmove) => n,
             _ => return Err(FenError::BadFullmove(shorten(fullmove))),
         };
         let ply = 2 * (fullmove as u64 - 1) + side.index() as u64;

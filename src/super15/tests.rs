@@ -620,6 +620,15 @@ fn every_fen_error() {
         err(&STARTPOS_FEN.replace(" 0 1", " 0 0")),
         BadFullmove("0".into())
     );
+    // Regression (hostile input round 2): a leading `+` was taken.
+    assert_eq!(
+        err(&STARTPOS_FEN.replace(" 0 1", " +0 1")),
+        BadQuiet("+0".into())
+    );
+    assert_eq!(
+        err(&STARTPOS_FEN.replace(" 0 1", " 0 +1")),
+        BadFullmove("+1".into())
+    );
     assert_eq!(
         err(&STARTPOS_FEN.replace(" 0 1", " 3 1")),
         QuietPastPly { quiet: 3, ply: 0 }

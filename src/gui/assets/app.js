@@ -7,7 +7,12 @@ const $ = (id) => document.getElementById(id);
 const NS = "http://www.w3.org/2000/svg";
 const FILES = "abcdefghi";
 let state = null;
-let busy = false;
+// The person's settings, kept in the browser: board flipped, sound, theme.
+const prefs = {
+  get: (k, d) => { try { return localStorage.getItem("ultimo." + k) ?? d; } catch (e) { return d; } },
+  set: (k, v) => { try { localStorage.setItem("ultimo." + k, v); } catch (e) { /* private mode */ } },
+};
+let flipped = false;
 
 function el(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
@@ -22,6 +27,14 @@ function say(text, error) {
   const s = $("status");
   s.textContent = text || "";
   s.classList.toggle("error", !!error);
+}
+
+// A refusal stays on the status line until the game moves on or a later
+// command succeeds.
+function clearError() {
+  if (!$("status").classList.contains("error")) return;
+  $("status").classList.remove("error");
+  if (state) say(statusText(state));
 }
 
 // Commands go to the server one at a time, in the order they were given:
@@ -41,6 +54,7 @@ function api(cmd) {
       });
       const body = await r.json();
       if (body.error) say(body.error, true);
+      else clearError();
       return !body.error;
     } catch (e) {
       say("the server cannot be reached", true);
@@ -59,8 +73,9 @@ const layers = {};
 let builtFor = null;
 
 function ensureBoard(game) {
-  if (builtFor === game) return;
-  builtFor = game;
+  const key = game + (flipped ? ":flipped" : "");
+  if (builtFor === key) return;
+  builtFor = key;
   selected = null;
   board.replaceChildren();
   for (const k in layers) delete layers[k];
@@ -70,8 +85,18 @@ function ensureBoard(game) {
 }
 
 function buildUttt() {
-  board.setAttribute("viewBox", "-1 -1 92 92");
-  for (const name of ["bg", "heat", "grid", "marks", "big", "hit"]) layers[name] = el("g", { class: name }, board);
+  board.setAttribute("viewBox", "-6 -1 97 97");
+  // Flipped, the board turns half a turn (x and o look the same upside
+  // down); the coordinates outside it are written the right way up.
+  const rot = el("g", flipped ? { transform: "rotate(180 45 45)" } : {}, board);
+  for (const name of ["bg", "heat", "grid", "marks", "big", "win", "arrow", "hit"]) layers[name] = el("g", { class: name }, rot);
+  layers.labels = el("g", { class: "labels" }, board);
+  for (let k = 0; k < 9; k++) {
+    const f = el("text", { x: (flipped ? 8 - k : k) * 10 + 5, y: 93.5, class: "label" }, layers.labels);
+    f.textContent = FILES[k];
+    const r = el("text", { x: -3.5, y: (flipped ? k : 8 - k) * 10 + 5, class: "label" }, layers.labels);
+    r.textContent = String(k + 1);
+  }
   for (let b = 0; b < 9; b++) {
     const x = (b % 3) * 30, y = Math.floor(b / 3) * 30;
     el("rect", { x: x + 0.5, y: y + 0.5, width: 29, height: 29, rx: 1.5, class: "sub", id: "sub" + b }, layers.bg);
@@ -79,7 +104,7 @@ function buildUttt() {
   for (let i = 0; i < 81; i++) {
     const x = (i % 9) * 10, y = Math.floor(i / 9) * 10;
     el("rect", { x: x + 1, y: y + 1, width: 8, height: 8, rx: 1, class: "cell", id: "c" + i }, layers.bg);
-    const h = el("rect", { x: x, y: y, width: 10, height: 10, class: "hit", "data-i": i }, layers.hit);
+    const h = el("rect", { x: x, y: y, width: 10, height: 10, class: "hit", "data-i": i, "data-cell": cellName(i), "data-mark": "", role: "gridcell", "aria-label": cellName(i) }, layers.hit);
     h.addEventListener("click", () => clickCell(i));
   }
   for (let k = 1; k < 9; k++) {
@@ -103,6 +128,55 @@ function mark(kind, cx, cy, r, parent, cls) {
   }
 }
 
+// The three small boards in a line that won the game, crossed out.
+const LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+function drawWinLine(s) {
+  layers.win.replaceChildren();
+  if (s.outcome !== "x" && s.outcome !== "o") return;
+  const line = LINES.find((l) => l.every((b) => s.boards[b] === s.outcome));
+  if (!line) return;
+  const c = (b) => [(b % 3) * 30 + 15, Math.floor(b / 3) * 30 + 15];
+  const [a, z] = [c(line[0]), c(line[2])];
+  const dx = Math.sign(z[0] - a[0]) * 11, dy = Math.sign(z[1] - a[1]) * 11;
+  el("line", { x1: a[0] - dx, y1: a[1] - dy, x2: z[0] + dx, y2: z[1] + dy, class: "winline " + s.outcome, "data-winline": line.join("") }, layers.win);
+}
+
+// The best move of the live analysis: in Super 1 al 5 an arrow from the
+// piece's cell to its destination; in Ultimate Tic-Tac-Toe, where a move
+// has no origin, a ring on the cell (an arrow from the last move read as
+// if a mark had moved).
+function drawArrow(s) {
+  layers.arrow.replaceChildren();
+  const live = s.analysis ? currentLive(s) : null;
+  if (!live || !live.lines.length || s.outcome) return;
+  const mv = live.lines[0].mv;
+  let from, to;
+  if (s.game === "super15") {
+    const idx = (n) => S_FILES.indexOf(n[0]) + 10 * (parseInt(n.slice(1), 10) - 1);
+    from = [sqX(idx(mv.slice(0, 2))) + 5, sqY(idx(mv.slice(0, 2))) + 5];
+    to = [sqX(idx(mv.slice(2))) + 5, sqY(idx(mv.slice(2))) + 5];
+  } else {
+    const i = FILES.indexOf(mv[0]) + 9 * (9 - parseInt(mv.slice(1), 10));
+    to = [(i % 9) * 10 + 5, Math.floor(i / 9) * 10 + 5];
+    from = to;
+  }
+  const g = el("g", { class: "best-arrow", "data-move": mv }, layers.arrow);
+  const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
+  const len = Math.hypot(dx, dy);
+  if (len < 1) {
+    el("circle", { cx: to[0], cy: to[1], r: 3.6, class: "ring" }, g);
+    el("circle", { cx: to[0], cy: to[1], r: 1.2 }, g);
+    return;
+  }
+  const [ux, uy] = [dx / len, dy / len];
+  // From the edge of the moving piece, so that its number stays readable.
+  from = [from[0] + ux * 4.2, from[1] + uy * 4.2];
+  const tip = [to[0] - ux * 1.5, to[1] - uy * 1.5];
+  const base = [tip[0] - ux * 4, tip[1] - uy * 4];
+  el("line", { x1: from[0], y1: from[1], x2: base[0], y2: base[1] }, g);
+  el("polygon", { points: `${tip[0]},${tip[1]} ${base[0] - uy * 2.5},${base[1] + ux * 2.5} ${base[0] + uy * 2.5},${base[1] - ux * 2.5}` }, g);
+}
+
 function drawBoard(s) {
   ensureBoard(s.game);
   if (s.game === "super15") return drawSuper15(s);
@@ -117,12 +191,20 @@ function drawBoard(s) {
     sub.classList.toggle("drawn", s.boards[b] === "draw");
     sub.classList.toggle("won", s.boards[b] === "x" || s.boards[b] === "o");
   }
+  const hits = layers.hit.children;
   for (let i = 0; i < 81; i++) {
     const c = $("c" + i);
     c.classList.toggle("last", s.last === i);
     c.classList.toggle("legal", s.legal[i]);
     if (s.cells[i]) mark(s.cells[i], (i % 9) * 10 + 5, Math.floor(i / 9) * 10 + 5, 2.6, layers.marks);
+    const h = hits[i];
+    h.dataset.mark = s.cells[i];
+    if (s.legal[i] && !s.outcome) h.dataset.legal = "true";
+    else delete h.dataset.legal;
+    h.setAttribute("aria-label", `${cellName(i)}, ${s.cells[i] || (s.legal[i] ? "free, playable" : "free")}`);
   }
+  drawWinLine(s);
+  drawArrow(s);
   for (let b = 0; b < 9; b++) {
     if (s.boards[b] === "x" || s.boards[b] === "o") {
       mark(s.boards[b], (b % 3) * 30 + 15, Math.floor(b / 3) * 30 + 15, 10, layers.big, "big");
@@ -142,27 +224,27 @@ function drawBoard(s) {
 const S_FILES = "abcdefghij";
 const sqName = (i) => S_FILES[i % 10] + (Math.floor(i / 10) + 1);
 // The top-left corner of a cell (rank 8 at the top, file a on the left).
-const sqX = (i) => (i % 10) * 10;
-const sqY = (i) => (7 - Math.floor(i / 10)) * 10;
+const sqX = (i) => (flipped ? 9 - (i % 10) : i % 10) * 10;
+const sqY = (i) => (flipped ? Math.floor(i / 10) : 7 - Math.floor(i / 10)) * 10;
 // The piece chosen to move (cell index), while its destinations are shown.
 let selected = null;
 
 function buildSuper15() {
   board.setAttribute("viewBox", "-7 -1 108 90");
-  for (const name of ["bg", "heat", "marks", "pieces", "dests", "labels", "hit"]) layers[name] = el("g", { class: name }, board);
+  for (const name of ["bg", "heat", "marks", "pieces", "dests", "arrow", "labels", "hit"]) layers[name] = el("g", { class: name }, board);
   for (let i = 0; i < 80; i++) {
     const dark = (i % 10 + Math.floor(i / 10)) % 2 === 0;
     el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "sq " + (dark ? "dark" : "light"), id: "s" + i }, layers.bg);
-    const h = el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "hit", "data-sq": sqName(i), "data-i": i }, layers.hit);
+    const h = el("rect", { x: sqX(i), y: sqY(i), width: 10, height: 10, class: "hit", "data-sq": sqName(i), "data-square": sqName(i), "data-i": i, role: "gridcell", "aria-label": sqName(i) }, layers.hit);
     h.addEventListener("click", () => clickSquare(i));
   }
   el("rect", { x: 0, y: 0, width: 100, height: 80, class: "frame" }, layers.bg);
   for (let f = 0; f < 10; f++) {
-    const t = el("text", { x: f * 10 + 5, y: 84.5, class: "label" }, layers.labels);
+    const t = el("text", { x: (flipped ? 9 - f : f) * 10 + 5, y: 84.5, class: "label" }, layers.labels);
     t.textContent = S_FILES[f];
   }
   for (let r = 0; r < 8; r++) {
-    const t = el("text", { x: -3.5, y: (7 - r) * 10 + 5, class: "label" }, layers.labels);
+    const t = el("text", { x: -3.5, y: (flipped ? r : 7 - r) * 10 + 5, class: "label" }, layers.labels);
     t.textContent = String(r + 1);
   }
 }
@@ -228,6 +310,15 @@ function drawSuper15(s) {
     el("rect", { x: sqX(selected), y: sqY(selected), width: 10, height: 10, class: "selsq" }, layers.marks);
   }
   s.pieces.forEach((p, i) => { if (p) drawPiece(i, p); });
+  const hits = layers.hit.children;
+  for (let i = 0; i < 80; i++) {
+    const p = s.pieces[i];
+    const code = p ? (p.super ? p.owner.toUpperCase() : p.owner) + p.number : "";
+    if (code) hits[i].dataset.piece = code;
+    else delete hits[i].dataset.piece;
+    hits[i].setAttribute("aria-label", p ? `${sqName(i)}, ${p.owner}'s ${p.number}${p.points ? `, ${p.points} points` : ""}${p.super ? ", super" : ""}` : `${sqName(i)}, empty`);
+  }
+  drawArrow(s);
   for (const h of layers.hit.children) h.classList.remove("target");
   if (selected !== null) {
     for (const to of by.get(selected)) {
@@ -278,42 +369,69 @@ function currentLive(s) {
 
 const pct = (v) => Math.round(v / 10) + "%";
 
+// The lines are updated in place (rows and buttons kept), so that a click
+// on a move is not lost to an update between press and release.
 function drawAnalysis(s) {
   const tbody = $("lines").tBodies[0];
-  tbody.replaceChildren();
   const live = s.analysis ? currentLive(s) : null;
   let q = null;
   if (live && live.lines.length) {
     q = s.side === "x" ? live.lines[0].q : 1 - live.lines[0].q;
-    $("ana-info").textContent = `${live.engine}: ${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s; win / draw / loss for ${s.side}`;
+    // A position solved before any search (a forced result found at
+    // once) has no node count to show: say so instead of "0 nodes".
+    const searched = live.nodes > 0
+      ? `${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s` : "solved without a search";
+    $("ana-info").textContent = `${live.engine}: ${searched}; win / draw / loss for ${s.side}`;
+    $("ana-depth").textContent = live.depth ? `depth ${live.depth}` : "";
+    $("ana-nps").textContent = live.ms > 0 && live.nodes > 0 ? `${Math.round(live.nodes * 1000 / live.ms).toLocaleString()} nodes/s` : "";
   } else {
-    $("ana-info").textContent = s.analysis ? (s.outcome ? "the game is over" : "thinking…") : "";
+    $("ana-depth").textContent = "";
+    $("ana-nps").textContent = "";
+    $("ana-info").textContent = s.analysis ? (s.outcome ? "the game is over" : s.seats[2].error ? "the analysis engine failed" : "thinking…") : "";
   }
-  if (live) {
-    live.lines.forEach((l) => {
-      const tr = tbody.insertRow();
+  const lines = live ? live.lines : [];
+  while (tbody.rows.length > lines.length) tbody.deleteRow(-1);
+  lines.forEach((l, i) => {
+    let tr = tbody.rows[i];
+    if (!tr) {
+      tr = tbody.insertRow();
       tr.className = "line";
-      const res = tr.insertCell();
-      res.className = "res";
-      res.textContent = l.proven ? l.proven : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
-      res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
-      const pv = tr.insertCell();
-      pv.className = "pv";
-      l.pv.slice(0, 12).forEach((m, k) => {
-        const a = document.createElement("button");
+      tr.insertCell().className = "res";
+      tr.insertCell().className = "pv";
+    }
+    const [res, pv] = tr.cells;
+    // A move the search never visited (the root was solved by another
+    // one) has no win/draw/loss of its own: not 50 / 0 / 50.
+    const text = l.proven ? l.proven : l.visits === 0 ? "not searched" : l.wdl ? `${pct(l.wdl[0])} / ${pct(l.wdl[1])} / ${pct(l.wdl[2])}` : (l.cp / 100).toFixed(2);
+    if (res.textContent !== text) res.textContent = text;
+    res.title = "win / draw / loss for " + s.side + (l.visits ? `, ${l.visits} visits` : "");
+    const moves = l.pv.slice(0, 12);
+    while (pv.children.length > moves.length) pv.lastChild.remove();
+    moves.forEach((m, k) => {
+      let a = pv.children[k];
+      if (!a) {
+        a = document.createElement("button");
         a.type = "button";
         a.className = "pvmove" + (k === 0 ? " first" : "");
-        a.textContent = m;
-        a.title = "play " + l.pv.slice(0, k + 1).join(" ");
-        a.addEventListener("click", () => playLine(l.pv.slice(0, k + 1)));
+        a.addEventListener("click", () => playLine(a.dataset.line.split(" ")));
         pv.appendChild(a);
-      });
+      }
+      if (a.textContent !== m) a.textContent = m;
+      a.dataset.line = moves.slice(0, k + 1).join(" ");
+      a.title = "play " + a.dataset.line;
     });
-  }
+  });
+  const heatNote = !$("heat").checked || !live ? ""
+    : !live.heat.length ? `No heat map: ${live.engine} does not report how often it visits each move (Ultimo does).`
+    : live.heat.every((v) => v === 0) ? "No heat map: the position was solved without visiting any move." : "";
+  $("heat-note").textContent = heatNote;
+  $("heat-note").hidden = !heatNote;
   // The bar: x's expected score, from the best line.
   if (s.outcome) q = s.outcome === "x" ? 1 : s.outcome === "o" ? 0 : 0.5;
   $("evalfill").style.height = q === null ? "50%" : (q * 100).toFixed(1) + "%";
-  $("evaltext").textContent = q === null ? "" : Math.round(q * 100);
+  $("evaltext").textContent = q === null ? "" : Math.round(q * 100) + "%";
+  $("evalbar").setAttribute("aria-valuenow", q === null ? 50 : Math.round(q * 100));
+  $("evalbar").title = q === null ? "x's expected score (analysis off)" : `x's expected score: ${Math.round(q * 100)}%`;
   $("evalbar").classList.toggle("off", q === null);
 }
 
@@ -321,21 +439,61 @@ async function playLine(moves) {
   for (const m of moves) if (!(await api({ cmd: "play", mv: m }))) break;
 }
 
+// The moves in x/o pairs under their numbers, each with its mark from the
+// whole-game analysis.
 function drawMoves(s) {
-  const ol = $("moves");
-  ol.replaceChildren();
+  const box = $("moves");
+  box.replaceChildren();
+  const judged = s.judged || [];
+  const cell = (cls, text) => {
+    const d = document.createElement("span");
+    d.className = cls;
+    d.textContent = text;
+    box.appendChild(d);
+    return d;
+  };
   s.moves.forEach((m, k) => {
-    const li = document.createElement("li");
-    li.textContent = m;
-    li.className = (k % 2 === 0 ? "mx" : "mo") + (k + 1 === s.cursor ? " current" : "");
-    li.addEventListener("click", () => api({ cmd: "goto", ply: k + 1 }));
-    ol.appendChild(li);
+    const p = s.start_ply + k;
+    if (p % 2 === 0 || k === 0) cell("num", `${Math.floor(p / 2) + 1}.`);
+    if (k === 0 && p % 2 === 1) cell("mv empty", "…");
+    const j = judged[k];
+    const item = cell((p % 2 === 0 ? "mv mx" : "mv mo") + (k + 1 === s.cursor ? " current" : ""), m);
+    item.setAttribute("role", "listitem");
+    item.dataset.ply = k + 1;
+    if (j && j.mark) {
+      const mk = document.createElement("span");
+      mk.className = "mark " + j.name;
+      mk.textContent = j.mark;
+      item.appendChild(mk);
+      item.title = `${j.name}, loss ${j.loss.toFixed(2)}` + (j.best ? `, best ${j.best}` : "");
+    }
+    item.addEventListener("click", () => api({ cmd: "goto", ply: k + 1 }));
   });
   // Scroll the list only (not the page) to the current move.
-  const cur = ol.querySelector(".current");
-  if (cur && (cur.offsetTop < ol.scrollTop || cur.offsetTop > ol.scrollTop + ol.clientHeight - cur.offsetHeight)) {
-    ol.scrollTop = cur.offsetTop - ol.clientHeight / 2;
+  const cur = box.querySelector(".current");
+  if (cur && (cur.offsetTop < box.scrollTop || cur.offsetTop > box.scrollTop + box.clientHeight - cur.offsetHeight)) {
+    box.scrollTop = cur.offsetTop - box.clientHeight / 2;
   }
+  // The per-side summary, as `ultimo analyze --review` prints it.
+  const sum = $("summary");
+  sum.hidden = !s.summary;
+  if (s.summary) {
+    const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+    sum.replaceChildren(...["x", "o"].map((side, i) => {
+      const v = s.summary[i];
+      const d = document.createElement("div");
+      d.className = "side-summary " + side;
+      d.dataset.side = side;
+      d.textContent = `${side}: ${plural(v.inaccuracies, "inaccuracy", "inaccuracies")}, ${plural(v.mistakes, "mistake", "mistakes")}, ${plural(v.blunders, "blunder", "blunders")}, average loss ${v.average_loss.toFixed(2)}`;
+      return d;
+    }));
+  }
+}
+
+// "25. h7" or "25... g7": the move's number counts from a set-up start.
+function moveLabel(s, k) {
+  const p = s.start_ply + k;
+  return `${Math.floor(p / 2) + 1}.${p % 2 ? ".." : ""} ${s.moves[k]}`;
 }
 
 function drawGraph(s) {
@@ -351,17 +509,12 @@ function drawGraph(s) {
   pts.forEach((q, k) => { if (q !== null) d += (d ? "L" : "M") + X(k).toFixed(1) + " " + Y(q).toFixed(1); });
   if (d) el("path", { d, class: "curve" }, g);
   el("line", { x1: X(s.cursor), y1: 0, x2: X(s.cursor), y2: 60, class: "cursor" }, g);
-  // A mistake: the mover's expected score drops by more than 0.2.
-  const startX = s.start_fen.split(" ")[1] === "x";
-  pts.forEach((q, k) => {
-    if (k === 0 || q === null || pts[k - 1] === null) return;
-    const moverX = ((k - 1) % 2 === 0) === startX;
-    const drop = moverX ? pts[k - 1] - q : q - pts[k - 1];
-    if (drop > 0.2) {
-      const c = el("circle", { cx: X(k), cy: Y(q), r: 3, class: "mistake" }, g);
-      const t = el("title", {}, c);
-      t.textContent = `${Math.ceil(k / 2)}. ${s.moves[k - 1]}: a mistake (−${Math.round(drop * 100)}%)`;
-    }
+  // The marks are the server's: the command line's review judges them.
+  (s.judged || []).forEach((j, k) => {
+    if (!j || !j.mark || pts[k + 1] === null) return;
+    const c = el("circle", { cx: X(k + 1), cy: Y(pts[k + 1]), r: 3, class: "mistake " + j.name, "data-ply": k + 1 }, g);
+    const t = el("title", {}, c);
+    t.textContent = `${moveLabel(s, k)}${j.mark}: ${j.name} (loss ${j.loss.toFixed(2)})` + (j.best ? `, best ${j.best}` : "");
   });
   for (let k = 0; k < pts.length; k++) {
     const r = el("rect", { x: X(k) - 150 / n, y: 0, width: 300 / n, height: 60, class: "hitcol" }, g);
@@ -387,10 +540,35 @@ function drawErrors(s) {
   });
 }
 
+// m:ss, with tenths under 10 s.
 function fmtClock(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
+  ms = Math.max(0, ms);
+  if (ms < 10000) return `0:0${(Math.floor(ms / 100) / 10).toFixed(1)}`;
+  const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
+
+// The side whose clock runs: at the end of a clock game not over, unless
+// engine play is paused.
+function runningClock(s) {
+  if (!s || s.limit.kind !== "clock" || s.result || s.cursor !== s.moves.length) return null;
+  if (s.mode === "eve" && s.paused) return null;
+  return s.side;
+}
+let stateAt = performance.now();
+function drawClocks() {
+  const s = state;
+  if (!s) return;
+  const run = runningClock(s);
+  ["x", "o"].forEach((side, i) => {
+    const c = $("clock-" + side);
+    const ms = s.clocks[i] - (run === side ? performance.now() - stateAt : 0);
+    c.textContent = `${side} ${fmtClock(ms)}`;
+    c.classList.toggle("running", run === side);
+    c.classList.toggle("low", ms < 10000);
+  });
+}
+setInterval(drawClocks, 100);
 
 function drawControls(s) {
   const ana = s.mode === "hvh" && s.analysis;
@@ -410,7 +588,9 @@ function drawControls(s) {
   $("x-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "o");
   $("o-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "x");
   $("start").hidden = s.mode !== "eve";
-  $("start").textContent = s.paused ? "Start" : "Pause";
+  const over = !!s.result;
+  $("start").disabled = over;
+  $("start").textContent = over ? "Game over" : s.paused ? "Start" : "Pause";
   $("analysis").checked = s.analysis;
   $("multipv").value = s.multipv;
   const lim = s.limit;
@@ -419,27 +599,39 @@ function drawControls(s) {
     $("limit-value").value = lim.kind === "movetime" ? lim.ms / 1000 : lim.kind === "nodes" ? lim.nodes : `${lim.base_ms / 60000}+${lim.inc_ms / 1000}`;
   }
   $("clocks").hidden = lim.kind !== "clock";
-  $("clock-x").textContent = "x " + fmtClock(s.clocks[0]);
-  $("clock-o").textContent = "o " + fmtClock(s.clocks[1]);
+  drawClocks();
+  const playing = !s.result && s.mode !== "eve";
+  $("resign").disabled = !playing;
+  $("draw").disabled = !playing || !!s.draw_offer;
+  const offered = s.mode === "hvh" && !!s.draw_offer && !s.result;
+  $("accept-draw").hidden = $("decline-draw").hidden = !offered;
+  $("end-row").hidden = s.mode === "eve";
+  $("move-input").placeholder = s.game === "super15" ? "type a move, e.g. e2e3, and Enter" : "type a move, e.g. e5, and Enter";
   if (document.activeElement !== $("fen")) $("fen").value = s.fen;
   $("scan").disabled = s.scanning || !s.moves.length;
   $("scan").textContent = s.scanning ? "Analysing…" : "Analyse game";
 }
 
 function whoseTurn(s) {
-  if (s.outcome) return "over";
+  if (s.outcome || (s.result && s.cursor === s.moves.length)) return "over";
   if (s.cursor !== s.moves.length) return "review";
   const engine = s.mode === "eve" || (s.mode === "hve" && s.side !== s.human);
   return engine ? "engine" : "human";
 }
 
 function turnText(s) {
-  if (s.outcome) return s.outcome === "draw" ? "Game over: a draw" : `Game over: ${s.outcome} wins`;
+  const end = s.outcome || (s.cursor === s.moves.length ? s.result : null);
+  if (end) return (end === "draw" ? "Game over: a draw" : `Game over: ${end} wins`) + (s.ending && !s.outcome ? ` (${s.ending})` : "");
   const mover = s.side;
   const atEnd = s.cursor === s.moves.length;
   if (!atEnd) return `Move ${s.cursor} of ${s.moves.length} (${mover} to move)`;
   const engine = s.mode === "eve" || (s.mode === "hve" && mover !== s.human);
-  if (engine) return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${s.engines[s.seats[mover === "x" ? 0 : 1].engine]} (${mover}) is thinking…`;
+  if (engine) {
+    const seat = s.seats[mover === "x" ? 0 : 1];
+    const name = s.engines[seat.engine];
+    if (seat.error) return `${name} (${mover}) failed: restart it to go on`;
+    return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${name} (${mover}) is thinking…`;
+  }
   return s.mode === "hve" ? `Your move (${mover})` : `${mover} to move`;
 }
 
@@ -472,6 +664,10 @@ async function solve() {
   $("solve").textContent = "Solve";
 }
 
+function statusText(s) {
+  return s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
+}
+
 function render(s) {
   if (solvedFen !== null && s.fen !== solvedFen) {
     solvedFen = null;
@@ -483,6 +679,9 @@ function render(s) {
   // A piece chosen stays chosen only in the same position.
   if (state && state.fen !== s.fen) selected = null;
   state = s;
+  stateAt = performance.now();
+  if (s.moves.length > lastMoveCount && lastMoveCount >= 0) moveSound();
+  lastMoveCount = s.moves.length;
   drawBoard(s);
   drawAnalysis(s);
   drawMoves(s);
@@ -491,7 +690,7 @@ function render(s) {
   drawControls(s);
   document.body.dataset.turn = whoseTurn(s);
   document.body.dataset.game = s.game;
-  const text = s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
+  const text = statusText(s);
   // An error (an illegal click, a refused command) stays until the game
   // itself moves on: updates that change nothing on the board (analysis,
   // an engine's late report) do not wipe it before it is read.
@@ -500,16 +699,85 @@ function render(s) {
   lastPlace = place;
 }
 let lastPlace = "";
+let lastMoveCount = -1;
+
+// A short click at each new move, when the person turned sound on.
+let audio = null;
+function moveSound() {
+  if (!$("sound").checked) return;
+  try {
+    audio = audio || new AudioContext();
+    const o = audio.createOscillator(), g = audio.createGain();
+    o.frequency.value = 660;
+    g.gain.setValueAtTime(0.15, audio.currentTime);
+    g.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.08);
+    o.connect(g).connect(audio.destination);
+    o.start();
+    o.stop(audio.currentTime + 0.08);
+    document.body.dataset.sounds = (+(document.body.dataset.sounds || 0) + 1).toString();
+  } catch (e) { /* no audio here */ }
+}
+
+// The theme: the system's (prefers-color-scheme) unless chosen.
+function applyTheme(t) {
+  if (t === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = t;
+}
+
+// A link that opens this game: /?game=super15&fen=...&moves=e5+e4.
+function shareLink(s) {
+  const q = new URLSearchParams();
+  if (s.game !== "uttt") q.set("game", s.game);
+  if (s.set_up) q.set("fen", s.start_fen);
+  if (s.moves.length) q.set("moves", s.moves.join(" "));
+  const text = q.toString();
+  return location.origin + "/" + (text ? "?" + text : "");
+}
+
+// /?fen=...&moves=...&game=super15 opens that position or game, once.
+function openSharedLink() {
+  const q = new URLSearchParams(location.search);
+  if (!q.has("fen") && !q.has("moves") && !q.has("game")) return;
+  const game = q.get("game") || "uttt";
+  api({ cmd: "setup", game, fen: q.get("fen") || "", moves: (q.get("moves") || "").replace(/[+,]/g, " ") }).then((ok) => {
+    if (ok) history.replaceState(null, "", "/");
+  });
+}
+
+function typedMove() {
+  const mv = $("move-input").value.trim().toLowerCase();
+  if (!mv) return;
+  api({ cmd: "play", mv }).then((ok) => { if (ok) $("move-input").value = ""; });
+}
+
+function flip() {
+  flipped = !flipped;
+  prefs.set("flipped", flipped ? "1" : "0");
+  document.body.dataset.flipped = flipped;
+  builtFor = null;
+  if (state) drawBoard(state);
+}
 
 // --- Controls ----------------------------------------------------------------
 
+// The thinking limit from the inputs, or null after saying what is wrong.
 function limitFromInputs() {
   const kind = $("limit-kind").value;
   const v = $("limit-value").value.trim();
-  if (kind === "movetime") return { kind, ms: Math.round(parseFloat(v) * 1000) };
-  if (kind === "nodes") return { kind, nodes: parseInt(v, 10) };
-  const [base, inc] = v.split("+");
-  return { kind, base_ms: Math.round(parseFloat(base) * 60000), inc_ms: Math.round(parseFloat(inc || "0") * 1000) };
+  const num = (t) => (/^\d+(\.\d+)?$/.test(t.trim()) ? parseFloat(t) : NaN);
+  let limit;
+  if (kind === "movetime") limit = { kind, ms: Math.round(num(v) * 1000) };
+  else if (kind === "nodes") limit = { kind, nodes: /^\d+$/.test(v) ? parseInt(v, 10) : NaN };
+  else {
+    const [base, inc] = v.split("+");
+    limit = { kind, base_ms: Math.round(num(base) * 60000), inc_ms: Math.round(num(inc || "0") * 1000) };
+  }
+  if (Object.values(limit).some((x) => typeof x === "number" && !Number.isFinite(x))) {
+    const example = { movetime: "1 (seconds a move)", nodes: "10000 (nodes a move)", clock: "5+3 (minutes + seconds a move)" }[kind];
+    say(`Think: '${v}' is not a number; e.g. ${example}`, true);
+    return null;
+  }
+  return limit;
 }
 
 function sendMode() {
@@ -517,7 +785,9 @@ function sendMode() {
   const mode = m === "ana" ? "hvh" : m;
   const human = $("human").value;
   let x = +$("x-engine").value || 0, o = +$("o-engine").value || 0;
-  api({ cmd: "mode", mode, human, x, o, limit: limitFromInputs() }).then((ok) => {
+  const limit = limitFromInputs();
+  if (!limit) return;
+  api({ cmd: "mode", mode, human, x, o, limit }).then((ok) => {
     if (ok && m === "ana") api({ cmd: "analysis", on: true, multipv: +$("multipv").value, engine: +$("ana-engine").value || 0 });
   });
 }
@@ -544,6 +814,25 @@ function saveName(d) {
 }
 
 function wire() {
+  flipped = prefs.get("flipped", "0") === "1";
+  document.body.dataset.flipped = flipped;
+  $("sound").checked = prefs.get("sound", "0") === "1";
+  $("sound").addEventListener("change", (e) => prefs.set("sound", e.target.checked ? "1" : "0"));
+  $("theme").value = prefs.get("theme", "auto");
+  applyTheme($("theme").value);
+  $("theme").addEventListener("change", (e) => { prefs.set("theme", e.target.value); applyTheme(e.target.value); });
+  $("flip").addEventListener("click", flip);
+  $("move-input").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); typedMove(); } });
+  $("resign").addEventListener("click", () => api({ cmd: "resign" }));
+  $("draw").addEventListener("click", () => api({ cmd: "draw" }));
+  $("accept-draw").addEventListener("click", () => api({ cmd: "draw", accept: true }));
+  $("decline-draw").addEventListener("click", () => api({ cmd: "draw", accept: false }));
+  $("share").addEventListener("click", async () => {
+    const link = shareLink(state);
+    $("share").dataset.link = link;
+    try { await navigator.clipboard.writeText(link); say("link copied: " + link); }
+    catch (e) { say("the link (copy it): " + link); }
+  });
   $("game").addEventListener("change", (e) => api({ cmd: "new", game: e.target.value }));
   for (const id of ["mode", "human", "x-engine", "o-engine", "limit-kind"]) $(id).addEventListener("change", sendMode);
   $("limit-value").addEventListener("change", sendMode);
@@ -595,6 +884,7 @@ function wire() {
       n: () => api({ cmd: "new" }),
       u: () => api({ cmd: "undo" }),
       f: () => sendAnalysis(!state.analysis),
+      r: flip,
       Escape: () => { if (selected !== null) { selected = null; drawBoard(state); } },
     };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
@@ -609,3 +899,4 @@ function connect() {
 
 wire();
 connect();
+openSharedLink();
