@@ -161,10 +161,13 @@ impl SolveThread {
                         ));
                     }
                 });
+                // Finished before the `bestmove` is written, so that a `go`
+                // sent on reading it is not refused as busy; the next search
+                // joins this thread first, so the lines keep their order.
+                f.store(true, Ordering::SeqCst);
                 for line in lines(&pos, &solution, format) {
                     out.line(&line);
                 }
-                f.store(true, Ordering::SeqCst);
                 solver
             })
             .map_err(GoSolveError::Thread)?;
