@@ -21,7 +21,7 @@ use crate::game::{Game, GameKind, Notation, Verdict};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options, Proven, Report, Searcher};
+use crate::search::{Control, Limits, Options, Report, Searcher};
 use std::hash::Hash;
 
 /// The command line of `ultimo analyze`.
@@ -286,7 +286,7 @@ fn prove_unproven<G: Game + Hash>(
     pos: &G,
     report: &Report<G::Move>,
     should_stop: &dyn Fn() -> bool,
-) -> Result<Option<(Proven, Vec<G::Move>)>, CliError> {
+) -> Result<Option<review::Proof<G::Move>>, CliError> {
     let proven = report.lines.first().is_some_and(|l| l.proven.is_some());
     if proven || should_stop() || pos.outcome().is_some() {
         return Ok(None);

@@ -53,6 +53,9 @@ use crate::solve::{self, Solver};
 /// tenth of a second.
 pub const PROOF_NODES: u64 = 100_000;
 
+/// A solver's proof: the proven result and its line.
+pub type Proof<M> = (Proven, Vec<M>);
+
 /// The solver's table for the proofs of a review or an analysis, in MiB.
 pub const PROOF_HASH_MB: usize = 16;
 
@@ -72,7 +75,7 @@ pub fn prove<G: Game + Hash>(
     solver: &mut Solver,
     pos: &G,
     control: &Control,
-) -> Option<(Proven, Vec<G::Move>)> {
+) -> Option<Proof<G::Move>> {
     let limits = solve::Limits {
         nodes: Some(PROOF_NODES),
         time: None,
