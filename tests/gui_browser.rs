@@ -1225,3 +1225,48 @@ fn walks_the_issue_list_in_the_browser() {
     );
     s.call("DELETE", "", json!(null));
 }
+
+#[test]
+fn solves_the_position_shown_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+    let r = gui_common::api(
+        &gui.addr,
+        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // x wins at once with i3.
+    let r = gui_common::api(
+        &gui.addr,
+        r#"{"cmd":"setup","fen":"xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "the position",
+        "return document.getElementById('fen').value.startsWith('xxx6/');",
+    );
+    s.click("#solve");
+    let shown = s.wait(
+        30,
+        "the solver's result",
+        "const t = document.getElementById('solve-info').textContent; return t.length ? t : null;",
+    );
+    assert_eq!(shown, json!("proven: x wins in 1 ply: i3"));
+    assert_eq!(s.text("#solve"), "Solve");
+    // The result goes with its position.
+    let r = gui_common::api(&gui.addr, r#"{"cmd":"play","mv":"i3"}"#);
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "the result cleared",
+        "return document.getElementById('solve-info').textContent === '';",
+    );
+    let _ = writeln!(std::io::stderr(), "gui_browser: Solve showed {shown}");
+}

@@ -570,6 +570,38 @@ fn saves_and_loads_pgn() {
     );
 }
 
+#[test]
+fn solve_proves_the_position_shown() {
+    let gui = GuiProcess::start(&[]);
+    let addr = gui.addr.as_str();
+    let r = api(
+        addr,
+        r#"{"cmd":"setup","fen":"xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let origin = format!("http://{addr}");
+    let solve = |kind: &str| {
+        request(
+            addr,
+            "POST",
+            "/solve",
+            &[("Host", addr), ("Origin", &origin), ("Content-Type", kind)],
+            b"{}",
+        )
+    };
+    let r = solve("application/json");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["result"], "win");
+    assert_eq!(v["side"], "x");
+    assert_eq!(v["pv"], serde_json::json!(["i3"]));
+    assert_eq!(v["text"], "proven: x wins in 1 ply");
+    // Only JSON requests, only by POST; nothing of the game changes.
+    assert_eq!(solve("text/plain").status, 415);
+    assert_eq!(get(addr, "/solve").status, 405);
+    assert_eq!(state(addr)["moves"], serde_json::json!([]));
+}
+
 /// A page that closes its event stream frees its slot within a few seconds
 /// (hostile input round 2, G4): a stream with nothing new writes a comment
 /// every second, and the write after the page is gone fails. Before, the

@@ -562,14 +562,25 @@ fn ultimo_scan<G: GuiGame>(
         nodes: Some(nodes),
         ..Limits::default()
     };
+    let mut solver = review::proof_solver().map_err(|e| Failure::Start(e.to_string()))?;
     let work = |s: &mut Searcher<G>, control: &Control| {
-        review::review(s, line.start, &line.moves, 0, &limits, control, &mut |p| {
-            let point = ScanPoint {
-                eval: p.found.eval,
-                best: p.found.best.map(|m| m.to_string()),
-            };
-            ctx.send(Update::ScanPoint(p.index, point));
-        })
+        let solver = Some(&mut solver);
+        review::review(
+            s,
+            solver,
+            line.start,
+            &line.moves,
+            0,
+            &limits,
+            control,
+            &mut |p| {
+                let point = ScanPoint {
+                    eval: p.found.eval,
+                    best: p.found.best.map(|m| m.to_string()),
+                };
+                ctx.send(Update::ScanPoint(p.index, point));
+            },
+        )
     };
     let reviewed = searcher
         .run_with(work, &|| ctx.cancelled())

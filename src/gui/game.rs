@@ -58,7 +58,7 @@ pub enum BoardView {
 }
 
 /// What the page needs of a game beyond what a match needs.
-pub trait GuiGame: ArenaGame + NetGame {
+pub trait GuiGame: ArenaGame + NetGame + std::hash::Hash {
     /// Cells of the heat map.
     const HEAT_CELLS: usize;
     /// The heat-map cell of a move.

@@ -22,6 +22,7 @@
 pub mod engines;
 pub mod game;
 pub mod session;
+pub mod solve;
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -581,7 +582,20 @@ fn handle(shared: &Shared, mut request: Request) {
             let (status, body) = command(shared, &mut request);
             json_reply(status, &body)
         }
-        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api") => {
+        (Method::Post, "/solve") if !is_json(&request) => {
+            error_reply(415, "commands must be application/json")
+        }
+        (Method::Post, "/solve") => {
+            let (game, fen) = {
+                let s = shared.lock();
+                (s.line().game(), s.shown_fen())
+            };
+            match solve::solve(game, &fen, solve::SOLVE_TIME) {
+                Ok(v) => json_reply(200, &v),
+                Err(e) => error_reply(400, &e.to_string()),
+            }
+        }
+        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api" | "/solve") => {
             error_reply(405, "method not allowed")
         }
         _ => error_reply(404, "not found"),
@@ -590,10 +604,15 @@ fn handle(shared: &Shared, mut request: Request) {
 }
 
 /// Carries out a `POST /api` command: status and JSON reply.
+/// Whether the request's body is JSON (which a cross-site form cannot
+/// send without the browser asking first).
+fn is_json(request: &Request) -> bool {
+    header_value(request, "content-type")
+        .is_some_and(|t| t.trim_start().starts_with("application/json"))
+}
+
 fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
-    let json = header_value(request, "content-type")
-        .is_some_and(|t| t.trim_start().starts_with("application/json"));
-    if !json {
+    if !is_json(request) {
         return (
             415,
             serde_json::json!({ "error": "commands must be application/json" }),

@@ -644,11 +644,44 @@ function turnText(s) {
   return s.mode === "hve" ? `Your move (${mover})` : `${mover} to move`;
 }
 
+// --- Solve: the proof-number solver on the position shown -----------------
+
+// The FEN the result shown is for; the result goes when the position changes.
+let solvedFen = null;
+
+async function solve() {
+  const fen = state && state.fen;
+  $("solve").disabled = true;
+  $("solve").textContent = "Solving…";
+  $("solve-info").textContent = "";
+  try {
+    const r = await fetch("/solve", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    const body = await r.json();
+    if (body.error) say(body.error, true);
+    else if (state && state.fen === fen) {
+      solvedFen = fen;
+      $("solve-info").textContent = body.pv.length ? `${body.text}: ${body.pv.join(" ")}` : body.text;
+    }
+  } catch (e) {
+    say("the server cannot be reached", true);
+  }
+  $("solve").disabled = false;
+  $("solve").textContent = "Solve";
+}
+
 function statusText(s) {
   return s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
 }
 
 function render(s) {
+  if (solvedFen !== null && s.fen !== solvedFen) {
+    solvedFen = null;
+    $("solve-info").textContent = "";
+  }
   // An update sent before the last step was answered would move the cursor
   // back; keep the local one until every step has been answered.
   if (pendingSteps > 0 && state) s.cursor = state.cursor;
@@ -825,6 +858,7 @@ function wire() {
   $("undo").addEventListener("click", () => api({ cmd: "undo" }));
   $("new").addEventListener("click", () => api({ cmd: "new" }));
   $("scan").addEventListener("click", () => api({ cmd: "scan" }));
+  $("solve").addEventListener("click", solve);
   $("setup").addEventListener("click", () => api({ cmd: "setup", fen: $("setup-fen").value, moves: $("setup-moves").value }));
   $("copy").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText(state.fen); say("FEN copied"); }
