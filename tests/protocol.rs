@@ -1016,11 +1016,12 @@ fn go_solve_honours_stop_and_movetime_on_its_own_clock() {
             "{ms} ms: {took:?}"
         );
     }
-    // A clock: a twentieth of the time left.
+    // A clock: a twentieth of the time left (100 ms; loosely bounded as
+    // above: a stress run saw 123 ms).
     e.send("go solve wtime 2000 btime 2000");
     let (lines, _) = bestmove(&mut e, PATIENCE);
     assert!(
-        search_time(&lines) <= Duration::from_millis(105),
+        search_time(&lines) <= Duration::from_millis(350),
         "{lines:?}"
     );
 }

@@ -458,8 +458,10 @@ fn stop_works_in_every_kind_of_search() {
         for limits in &kinds {
             let (report, latency) =
                 stop_after(limits.clone(), false, Duration::from_millis(60), threads);
+            // A move even when the stop came before the first iteration,
+            // as it can on a loaded machine (a stress run saw 0 nodes after
+            // 60 ms), so the node count is not asserted.
             assert!(report.best_move().is_some(), "{limits:?}");
-            assert!(report.nodes > 0);
             // About a millisecond on an idle machine (benches/search.rs);
             // the bound leaves room for a loaded one.
             assert!(latency < LOADED_STOP, "{limits:?}: {latency:?}");
