@@ -610,3 +610,74 @@ fn a_closed_event_stream_frees_its_slot() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// A request head past the server's 16 KiB is answered 431 at once, after
+/// no more than the cap was kept (hostile input round 2, G1). Before, the
+/// whole header line was read into memory: 256 MiB of it took the server
+/// past 500 MB.
+#[test]
+fn an_overlong_request_head_is_refused() {
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.clone();
+    let mut stream = TcpStream::connect(&a).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let host = a.clone();
+    // 1 MiB in one header, then the head's end; the server may close
+    // before all is written.
+    let sender = std::thread::spawn(move || {
+        let _ = write!(writer, "GET /state HTTP/1.1\r\nHost: {host}\r\nX-Big: ");
+        for _ in 0..16 {
+            let _ = writer.write_all(&[b'a'; 64 * 1024]);
+        }
+        let _ = writer.write_all(b"\r\n\r\n");
+    });
+    let mut reader = BufReader::new(&mut stream);
+    let (status, _) = gui_common::read_head(&mut reader);
+    assert_eq!(status, 431, "a 1 MiB header");
+    let _ = sender.join();
+    // A head just under the cap is served.
+    let filler = "b".repeat(15_000);
+    let r = request(
+        &a,
+        "GET",
+        "/state",
+        &[("Host", a.as_str()), ("X-Filler", &filler)],
+        b"",
+    );
+    assert_eq!(r.status, 200);
+}
+
+/// With few file descriptors and hundreds of idle connections held open,
+/// the server keeps serving (hostile input round 2, G2): connections are
+/// bounded, an idle one is closed to make room, and an error in accepting
+/// is reported, not the end. Before, the server exited with status 0
+/// once out of descriptors.
+#[cfg(unix)]
+#[test]
+fn idle_connections_do_not_stop_the_server() {
+    let mut gui = GuiProcess::start_with_fds(40);
+    let a = gui.addr.clone();
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        match TcpStream::connect(&a) {
+            Ok(s) => held.push(s),
+            Err(_) => break,
+        }
+    }
+    assert_eq!(
+        gui.child.try_wait().unwrap(),
+        None,
+        "the server ended after {} connections",
+        held.len()
+    );
+    // Served while the idle connections are still open on this side.
+    let r = get(&a, "/state");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(held.len(), 300);
+    let (status, _, _) = open_events(&a);
+    assert_eq!(status, 200);
+    assert_eq!(gui.child.try_wait().unwrap(), None);
+}

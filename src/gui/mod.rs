@@ -2,7 +2,7 @@
 //! UGI/UCI engines, for Ultimate Tic-Tac-Toe and Super 1 al 5 (the page
 //! chooses; see [`game`]).
 //!
-//! A small synchronous HTTP server (`tiny_http`) on loopback serves the
+//! A small synchronous HTTP server ([`http`], bounded) on loopback serves the
 //! page (HTML, CSS and JavaScript compiled into the binary), a stream of
 //! server-sent events (`GET /events`, the whole [`session::View`] as JSON
 //! on every change) and commands (`POST /api`, JSON, see
@@ -17,15 +17,16 @@
 
 pub mod engines;
 pub mod game;
+pub mod http;
 pub mod session;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use http::{Request, Response, Server};
 
 use crate::arena::engine::EngineSpec;
 use crate::game::Player;
@@ -110,8 +111,6 @@ const APP_JS: &str = include_str!("assets/app.js");
 /// Its style.
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
-/// Largest command body accepted (a PGN file to load, escaped as JSON).
-const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
 /// An event stream with nothing new sends a comment this often, so that a
@@ -143,7 +142,7 @@ impl Shared {
 
 /// A running GUI server.
 pub struct Gui {
-    server: Arc<Server>,
+    server: Server,
     shared: Arc<Shared>,
     addr: SocketAddr,
 }
@@ -164,16 +163,12 @@ impl Gui {
             choices.push(EngineChoice::External(spec));
         }
         let addr = format!("{}:{}", args.host, args.port);
-        let server = Server::http(&addr).map_err(|e| GuiError::Listen {
+        let listen = |e: std::io::Error| GuiError::Listen {
             addr: addr.clone(),
             why: e.to_string(),
-        })?;
-        let Some(local) = server.server_addr().to_ip() else {
-            return Err(GuiError::Listen {
-                addr,
-                why: "not an IP address".into(),
-            });
         };
+        let server = Server::bind(&addr).map_err(listen)?;
+        let local = server.local_addr().map_err(listen)?;
         let port = local.port();
         let mut hosts = vec![
             format!("127.0.0.1:{port}"),
@@ -192,7 +187,7 @@ impl Gui {
             streams: Mutex::new(0),
         });
         Ok(Gui {
-            server: Arc::new(server),
+            server,
             shared,
             addr: local,
         })
@@ -209,13 +204,11 @@ impl Gui {
     }
 
     /// Serves until the process ends.
-    pub fn serve(self) {
+    pub fn serve(self) -> ! {
         let shared = Arc::clone(&self.shared);
         thread::spawn(move || drive(shared));
-        for request in self.server.incoming_requests() {
-            let shared = Arc::clone(&self.shared);
-            thread::spawn(move || handle(&shared, request));
-        }
+        let shared = self.shared;
+        self.server.serve(move |request| handle(&shared, request))
     }
 }
 
@@ -228,8 +221,7 @@ pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     if args.open {
         open_browser(&url);
     }
-    gui.serve();
-    Ok(())
+    gui.serve()
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -406,22 +398,11 @@ fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
 // ---------------------------------------------------------------------------
 // HTTP.
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
-}
-
-fn header_value<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str())
-}
-
 /// Whether the request comes from the server's own page: its `Host` is one
 /// of the server's addresses, and its `Origin`, if any, is the same.
 fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
-    let host = header_value(request, "host")
+    let host = request
+        .header("host")
         .ok_or_else(|| GuiError::Forbidden("no Host header".into()))?;
     if !shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
         return Err(GuiError::Forbidden(format!(
@@ -429,7 +410,7 @@ fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
             cut(host)
         )));
     }
-    if let Some(origin) = header_value(request, "origin") {
+    if let Some(origin) = request.header("origin") {
         let ok = origin
             .strip_prefix("http://")
             .is_some_and(|o| shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(o)));
@@ -452,46 +433,42 @@ fn cut(text: &str) -> String {
     }
 }
 
-fn json_reply(status: u16, body: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_string(body.to_string())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"))
+fn json_reply(status: u16, body: &serde_json::Value) -> Response {
+    Response::new(status, "application/json", body.to_string())
+        .with_header("Cache-Control", "no-store")
 }
 
-fn error_reply(status: u16, why: &str) -> Response<std::io::Cursor<Vec<u8>>> {
+fn error_reply(status: u16, why: &str) -> Response {
     json_reply(status, &serde_json::json!({ "error": why }))
 }
 
-fn handle(shared: &Shared, mut request: Request) {
+fn handle(shared: &Shared, request: Request) {
     if let Err(why) = same_origin(shared, &request) {
-        let _ = request.respond(error_reply(403, &why.to_string()));
+        request.respond(error_reply(403, &why.to_string()));
         return;
     }
-    let path = request.url().split('?').next().unwrap_or("").to_string();
     let asset = |body: &str, kind: &str| {
-        Response::from_string(body)
-            .with_header(header("Content-Type", kind))
-            .with_header(header("Cache-Control", "no-cache"))
-            .with_header(header("X-Content-Type-Options", "nosniff"))
+        Response::new(200, kind, body)
+            .with_header("Cache-Control", "no-cache")
+            .with_header("X-Content-Type-Options", "nosniff")
     };
-    let response = match (request.method(), path.as_str()) {
-        (Method::Get, "/") => asset(INDEX_HTML, "text/html; charset=utf-8").with_header(header(
+    let response = match (request.method(), request.path()) {
+        ("GET", "/") => asset(INDEX_HTML, "text/html; charset=utf-8").with_header(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
-        )),
-        (Method::Get, "/app.js") => asset(APP_JS, "text/javascript; charset=utf-8"),
-        (Method::Get, "/style.css") => asset(STYLE_CSS, "text/css; charset=utf-8"),
-        (Method::Get, "/state") => {
+        ),
+        ("GET", "/app.js") => asset(APP_JS, "text/javascript; charset=utf-8"),
+        ("GET", "/style.css") => asset(STYLE_CSS, "text/css; charset=utf-8"),
+        ("GET", "/state") => {
             let s = shared.lock();
             match serde_json::to_value(s.view()) {
                 Ok(v) => json_reply(200, &v),
                 Err(e) => error_reply(500, &e.to_string()),
             }
         }
-        (Method::Get, "/events") => return stream(shared, request),
-        (Method::Post, "/api") => {
-            let (status, body) = command(shared, &mut request);
+        ("GET", "/events") => return stream(shared, request),
+        ("POST", "/api") => {
+            let (status, body) = command(shared, &request);
             json_reply(status, &body)
         }
         (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api") => {
@@ -499,12 +476,13 @@ fn handle(shared: &Shared, mut request: Request) {
         }
         _ => error_reply(404, "not found"),
     };
-    let _ = request.respond(response);
+    request.respond(response);
 }
 
 /// Carries out a `POST /api` command: status and JSON reply.
-fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
-    let json = header_value(request, "content-type")
+fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
+    let json = request
+        .header("content-type")
         .is_some_and(|t| t.trim_start().starts_with("application/json"));
     if !json {
         return (
@@ -512,24 +490,13 @@ fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
             serde_json::json!({ "error": "commands must be application/json" }),
         );
     }
-    let mut body = String::new();
-    let read = request
-        .as_reader()
-        .take(MAX_BODY + 1)
-        .read_to_string(&mut body);
-    if read.is_err() {
+    let Ok(body) = std::str::from_utf8(request.body()) else {
         return (
             400,
             serde_json::json!({ "error": "the body is not UTF-8 text" }),
         );
-    }
-    if body.len() as u64 > MAX_BODY {
-        return (
-            413,
-            serde_json::json!({ "error": "the command is too long" }),
-        );
-    }
-    let command: Command = match serde_json::from_str(&body) {
+    };
+    let command: Command = match serde_json::from_str(body) {
         Ok(c) => c,
         Err(e) => {
             let why = format!("bad command: {}", cut(&e.to_string()));
@@ -554,13 +521,13 @@ fn stream(shared: &Shared, request: Request) {
             Err(p) => p.into_inner(),
         };
         if *n >= MAX_STREAMS {
-            let _ = request.respond(error_reply(503, "too many pages are open"));
+            request.respond(error_reply(503, "too many pages are open"));
             return;
         }
         *n += 1;
     }
-    let mut w = request.into_writer();
-    let _ = serve_stream(shared, &mut *w);
+    let w = request.into_stream();
+    let _ = serve_stream(shared, &mut &*w);
     if let Ok(mut n) = shared.streams.lock() {
         *n -= 1;
     }
