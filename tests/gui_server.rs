@@ -681,3 +681,76 @@ fn idle_connections_do_not_stop_the_server() {
     assert_eq!(status, 200);
     assert_eq!(gui.child.try_wait().unwrap(), None);
 }
+
+/// Whether process `pid` is running (it exists and is not a zombie).
+#[cfg(target_os = "linux")]
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z')
+        })
+        .unwrap_or(false)
+}
+
+/// SIGTERM or Ctrl-C (SIGINT) to the GUI kills its outside engines and
+/// what they started (hostile input round 2, G3). Before, the engines ran
+/// on in process groups of their own, which the signal did not reach.
+#[cfg(target_os = "linux")]
+#[test]
+fn signals_end_the_engines_with_the_gui() {
+    for (signal, status) in [("TERM", 143), ("INT", 130)] {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-engines");
+        std::fs::create_dir_all(&dir).unwrap();
+        let pids = dir.join(format!("pids-{signal}"));
+        let _ = std::fs::remove_file(&pids);
+        let engine = fake_engine(
+            &format!("starts-{signal}"),
+            &format!(
+                "sleep 300 >/dev/null 2>&1 & echo $! >> '{p}'; echo $$ >> '{p}'; echo 'bestmove e4'",
+                p = pids.display()
+            ),
+        );
+        let mut gui = GuiProcess::start(&["--engine", &engine]);
+        let a = gui.addr.clone();
+        api(
+            &a,
+            r#"{"cmd":"mode","mode":"hve","human":"x","o":1,"limit":{"kind":"movetime","ms":100}}"#,
+        );
+        api(&a, r#"{"cmd":"play","mv":"e5"}"#);
+        wait_state(&a, 30, "the engine's move", |s| {
+            s["moves"].as_array().unwrap().len() == 2
+        });
+        let pids = std::fs::read_to_string(&pids).unwrap();
+        let pids: Vec<&str> = pids.split_whitespace().collect();
+        assert_eq!(pids.len(), 2, "{pids:?}");
+        assert!(pids.iter().all(|p| running(p)), "{pids:?}");
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(gui.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let exit = loop {
+            if let Some(exit) = gui.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the GUI did not end on SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(exit.code(), Some(status), "SIG{signal}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while pids.iter().any(|p| running(p)) {
+            assert!(
+                Instant::now() < deadline,
+                "SIG{signal}: engine processes {pids:?} outlived the GUI"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}

@@ -385,6 +385,8 @@ impl EngineProcess {
         let mut child = command
             .spawn()
             .map_err(|e| EngineError::Crashed(format!("cannot start '{}': {e}", spec.program)))?;
+        #[cfg(unix)]
+        live_groups().push(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(&mut child);
             let _ = child.wait();
@@ -609,19 +611,59 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// yet: until it is, its process id (the group's id) cannot be reused.
 #[cfg(unix)]
 fn kill_group(child: &mut Child) {
+    let mut live = live_groups();
+    if !kill_group_of(child.id()) {
+        let _ = child.kill();
+    }
+    live.retain(|&pid| pid != child.id());
+}
+
+/// Kills the process group led by `pid` with SIGKILL; whether `pid` could
+/// name one.
+#[cfg(unix)]
+fn kill_group_of(pid: u32) -> bool {
     // The child leads its own group (`process_group(0)`): the group's id is
     // its process id.
-    match libc::pid_t::try_from(child.id()) {
+    match libc::pid_t::try_from(pid) {
         // SAFETY: `kill` takes no pointers; a negative pid names the
         // process group, which is the engine's own.
         Ok(pgid) if pgid > 0 => unsafe {
             libc::kill(-pgid, libc::SIGKILL);
+            true
         },
-        _ => {
-            let _ = child.kill();
-        }
+        _ => false,
     }
 }
+
+/// The engines started and not reaped yet, by process id (each leads its
+/// group): [`kill_group`] removes one before it is reaped, so that no id
+/// here can belong to another process.
+#[cfg(unix)]
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    static LIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+    match LIVE.lock() {
+        Ok(live) => live,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Kills every engine this process started and has not ended yet, with
+/// everything each started (its process group), as [`EngineProcess`]'s
+/// drop does one by one: for a program ending on a signal, whose engines
+/// would otherwise go on running. The engines are reaped by their owners,
+/// or with the program.
+#[cfg(unix)]
+pub fn kill_all_engines() {
+    let mut live = live_groups();
+    for pid in live.drain(..) {
+        kill_group_of(pid);
+    }
+}
+
+/// Kills every engine this process started (where process groups are not
+/// used, each engine is killed by its owner).
+#[cfg(not(unix))]
+pub fn kill_all_engines() {}
 
 /// Kills `child` (there are no process groups to kill here).
 #[cfg(not(unix))]

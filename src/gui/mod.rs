@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 
 use http::{Request, Response, Server};
 
-use crate::arena::engine::EngineSpec;
+use crate::arena::engine::{EngineSpec, kill_all_engines};
+use crate::arena::signal;
 use crate::game::Player;
 use crate::pgn::{Annotation, PgnError};
 use engines::{Assignment, EngineChoice, Task, Update, Worker};
@@ -221,7 +222,27 @@ pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     if args.open {
         open_browser(&url);
     }
+    end_engines_on_signals();
     gui.serve()
+}
+
+/// Makes Ctrl-C, SIGTERM and SIGHUP kill the outside engines (their
+/// process groups: what they started too) before the GUI ends; the
+/// engines run in groups of their own, which the signal does not reach.
+fn end_engines_on_signals() {
+    if let Err(e) = signal::install() {
+        eprintln!("ultimo gui: {e}; the outside engines may outlive it");
+        return;
+    }
+    thread::spawn(|| {
+        loop {
+            if let Some(status) = signal::exit_status() {
+                kill_all_engines();
+                std::process::exit(status);
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    });
 }
 
 fn is_loopback(host: &str) -> bool {
