@@ -517,6 +517,11 @@ fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
             serde_json::json!({ "error": "the body is not UTF-8 text" }),
         );
     };
+    run_command(shared, body)
+}
+
+/// Carries out the command `body` (JSON): status and JSON reply.
+fn run_command(shared: &Shared, body: &str) -> (u16, serde_json::Value) {
     let command: Command = match serde_json::from_str(body) {
         Ok(c) => c,
         Err(e) => {
@@ -524,7 +529,16 @@ fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
             return (400, serde_json::json!({ "error": why }));
         }
     };
-    let result = shared.lock().command(command);
+    let result = match command {
+        // The text is read before the session is taken: a long one holds
+        // up no event stream.
+        Command::Load { text, name, number } => {
+            let game = || shared.lock().line().game();
+            session::prepare_load(&text, game, &name, number)
+                .map(|loaded| shared.lock().take_loaded(loaded))
+        }
+        command => shared.lock().command(command),
+    };
     shared.changed.notify_all();
     match result {
         Ok(()) => (200, serde_json::json!({ "ok": true })),
@@ -609,6 +623,42 @@ mod tests {
         assert!(
             err.starts_with("--host 0.0.0.0: the GUI listens only on this machine"),
             "{err}"
+        );
+    }
+
+    /// A PGN to load is read before the session is taken (hostile input
+    /// round 2): here a 1 MB text refused at its last line is answered
+    /// while the session is held. Before, the load waited for the
+    /// session, and held it while reading, stalling every event stream.
+    #[test]
+    fn a_load_is_read_without_the_session() {
+        let shared = Arc::new(Shared {
+            session: Mutex::new(Session::new(vec!["Ultimo".into()])),
+            changed: Condvar::new(),
+            choices: vec![EngineChoice::Ultimo],
+            hosts: Vec::new(),
+            streams: Mutex::new(0),
+        });
+        let mut text = "[Event \"x\"]\n\n1. e5 e4 *\n\n".repeat(40_000);
+        text.truncate(session::MAX_LOAD - 100);
+        let lines = text.lines().count();
+        text.push_str("\n\n1. e5 {unclosed *\n");
+        let body = serde_json::json!({ "cmd": "load", "text": text }).to_string();
+        let held = shared.lock();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = Arc::clone(&shared);
+        thread::spawn(move || {
+            let _ = tx.send(run_command(&other, &body));
+        });
+        let (status, reply) = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the load waited for the session");
+        drop(held);
+        assert_eq!(status, 400);
+        let error = reply["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("line {}: ", lines + 3)),
+            "{error}"
         );
     }
 
