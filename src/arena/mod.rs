@@ -140,6 +140,20 @@ pub enum ArenaError {
     /// A record file given twice to `--merge`.
     #[error("{} is given twice: give each shard's record once", .0.display())]
     RecordTwice(PathBuf),
+    /// Shards that do not hold every game of their match (`--merge`
+    /// without `--allow-incomplete`).
+    #[error(
+        "the records hold {have} of the match's {games} games: {missing}; \
+         merge every shard's record, or give --allow-incomplete"
+    )]
+    Incomplete {
+        /// The games read.
+        have: u64,
+        /// The match's games.
+        games: u64,
+        /// The game numbers missing, and the shards given none, in words.
+        missing: String,
+    },
     /// A record file that does not read back.
     #[error(transparent)]
     Record(#[from] RecordError),
