@@ -138,7 +138,7 @@ pub enum ArenaError {
     #[error(transparent)]
     Sprt(#[from] SprtError),
     /// A record file given twice to `--merge`.
-    #[error("{} is given twice: give each shard's record once", .0.display())]
+    #[error("{} is given twice: give each shard's record once", crate::quote::path(.0))]
     RecordTwice(PathBuf),
     /// Shards that do not hold every game of their match (`--merge`
     /// without `--allow-incomplete`).
@@ -161,7 +161,7 @@ pub enum ArenaError {
     #[error(transparent)]
     Tally(#[from] TallyError),
     /// A file that cannot be read.
-    #[error("cannot read {}: {problem}", .path.display())]
+    #[error("cannot read {}: {problem}", crate::quote::path(.path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -169,7 +169,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A file that cannot be opened for writing.
-    #[error("cannot open {} for writing: {problem}", .path.display())]
+    #[error("cannot open {} for writing: {problem}", crate::quote::path(.path))]
     Create {
         /// The file.
         path: PathBuf,
@@ -177,7 +177,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A directory that cannot be created.
-    #[error("cannot create {}: {problem}", .path.display())]
+    #[error("cannot create {}: {problem}", crate::quote::path(.path))]
     CreateDir {
         /// The directory.
         path: PathBuf,
@@ -185,7 +185,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A file that cannot be written.
-    #[error("cannot write to {}: {problem}", .path.display())]
+    #[error("cannot write to {}: {problem}", crate::quote::path(.path))]
     Write {
         /// The file.
         path: PathBuf,

@@ -400,7 +400,7 @@ fn openings<G: ArenaGame>(args: &MatchConfig) -> Result<(OpeningBook<G>, String)
         (Some(_), Some(_)) => Err(ArenaError::Conflict("--openings", "--random-plies")),
         (_, None) if args.seed.is_some() => Err(ArenaError::Requires("--seed", "--random-plies")),
         (Some(path), None) => {
-            let name = path.display().to_string();
+            let name = crate::quote::name(&path.display().to_string());
             let text = read(path)?;
             let list = openings::parse_openings(&text, &name)?;
             let source = format!("{} from {name}", list.len());

@@ -85,7 +85,7 @@ fn games_of(path: &Path) -> Result<pgn::Games<'static>, ArenaError> {
     })?;
     Ok(pgn::games(
         BufReader::new(file),
-        &path.display().to_string(),
+        &crate::quote::name(&path.display().to_string()),
     ))
 }
 
@@ -113,13 +113,14 @@ fn replay_game<G: ArenaGame + PgnNotation>(
     let mut reader = RecordReader::<G>::new(merge.is_some() || paths.len() > 1);
     let mut counts = Vec::new();
     for path in paths {
-        reader.file(&path.display().to_string());
+        let name = crate::quote::name(&path.display().to_string());
+        reader.file(&name);
         let mut count = 0;
         for game in games_of(path)? {
             reader.add(&game.map_err(RecordError::from)?)?;
             count += 1;
         }
-        counts.push((path.display().to_string(), count));
+        counts.push((name, count));
     }
     let record = reader.finish()?;
     let missing = record.missing();
