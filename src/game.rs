@@ -197,6 +197,14 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
         None
     }
 
+    /// Whether `player` may still win: `false` only when no sequence of
+    /// moves from here ends in a win for `player` (the proof search prunes
+    /// with it). The default, `true`, is always sound.
+    fn may_win(&self, player: Player) -> bool {
+        let _ = player;
+        true
+    }
+
     /// Plays a game-winning move if there is one, else a uniformly random
     /// move; `false` once the game is over. Games may override this with a
     /// faster path.

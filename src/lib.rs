@@ -17,6 +17,8 @@
 //!   with per-move notes, and replayed with the rules of either game.
 //! - [`search`]: the engine, parallel MCTS with a solver, over [`game::Game`]
 //!   only; no I/O.
+//! - [`solve`]: a proof-number solver (df-pn) that proves positions won,
+//!   drawn or lost, over [`game::Game`] only; no I/O.
 //! - [`net`]: Ultimate Tic-Tac-Toe's learned evaluation: the net (an
 //!   [`search::Evaluator`]), its weights file, self-play data files and the
 //!   trainer.
@@ -57,4 +59,5 @@ pub mod review;
 pub mod rules;
 pub mod search;
 pub mod selfplay;
+pub mod solve;
 pub mod super15;

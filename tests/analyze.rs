@@ -524,3 +524,61 @@ fn a_negative_time_is_a_bad_value_not_an_unknown_argument() {
         );
     }
 }
+
+/// Lost for o in 8 plies (exhaustive search agrees); a few iterations of
+/// the search do not prove it.
+const LOST_IN_8: &str =
+    "xx1oox1xo/1oxoxo1o1/1oo1x1o2/1ox2xoxo/2oo1x1ox/xx1x1x1oo/ooxx2xxx/1o1oxx1ox/xxxoo3o o 27 b1";
+
+#[test]
+fn analyze_marks_what_the_solver_proves() {
+    let (code, out, err) = run(
+        &[
+            "analyze", "--fen", LOST_IN_8, "--nodes", "30", "--hash", "16",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("proven by the solver: loss for o in 8 plies, pv "),
+        "{out}"
+    );
+    let (code, out, err) = run(
+        &[
+            "analyze", "--fen", LOST_IN_8, "--nodes", "30", "--hash", "16", "--json",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["solver"]["result"], "loss");
+    assert_eq!(v["solver"]["plies"], 8);
+    // A position the search proves itself has no solver's line.
+    let won = "xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4";
+    let (code, out, err) = run(
+        &[
+            "analyze", "--fen", won, "--nodes", "2000", "--hash", "16", "--json",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["solver"], serde_json::Value::Null);
+}
+
+#[test]
+fn a_review_scores_what_the_solver_proves() {
+    let (code, out, err) = run(
+        &[
+            "analyze", "--review", "--fen", LOST_IN_8, "--moves", "e3", "--nodes", "30", "--hash",
+            "16", "--json",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let m = &v["moves"][0];
+    assert_eq!(m["before"]["score"], "mate -4", "{m}");
+    assert_eq!(m["before"]["proven"]["result"], "loss", "{m}");
+}

@@ -19,7 +19,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gui_common::{GuiProcess, request};
+use gui_common::{GuiProcess, fake_engine, request};
 use serde_json::{Value, json};
 
 struct Driver {
@@ -133,6 +133,18 @@ impl Session<'_> {
         png.len()
     }
 
+    /// The browser's log since the last call: its errors (console errors
+    /// and failed requests, e.g. a 4xx answer to a fetch).
+    fn console_errors(&self) -> Vec<String> {
+        let log = self.call("POST", "/se/log", json!({ "type": "browser" }));
+        log.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
     fn resize(&self, width: u32, height: u32) {
         self.call(
             "POST",
@@ -216,7 +228,8 @@ fn new_session(driver: &Driver) -> Session<'_> {
         }
     }
     let caps = json!({ "capabilities": { "alwaysMatch": {
-        "browserName": "chrome", "goog:chromeOptions": options } } });
+        "browserName": "chrome", "goog:chromeOptions": options,
+        "goog:loggingPrefs": { "browser": "ALL" } } } });
     let v = driver.call("POST", "/session", caps);
     Session {
         driver,
@@ -269,7 +282,7 @@ fn open_two_players(s: &Session, gui: &GuiProcess, nodes: u32) {
     let mode =
         json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": nodes } });
     let r = gui_common::api(&gui.addr, &mode.to_string());
-    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.wait(
         10,
         "two players",
@@ -302,6 +315,11 @@ fn plays_a_game_and_analyses_in_the_browser() {
     );
     let illegal = s.js("const l = [...document.querySelectorAll('rect.cell')].findIndex(c => !c.classList.contains('legal') && c.id !== 'c40'); return l;");
     let illegal = illegal.as_u64().expect("an illegal cell");
+    assert_eq!(
+        s.console_errors(),
+        Vec::<String>::new(),
+        "before the refusal"
+    );
     s.click(&format!("rect.hit[data-i='{illegal}']"));
     s.wait(
         10,
@@ -313,6 +331,8 @@ fn plays_a_game_and_analyses_in_the_browser() {
         refusal.contains("the move must be on") || refusal.contains("taken"),
         "{refusal}"
     );
+    // Shown on the page, and nothing in the browser's log.
+    assert_eq!(s.console_errors(), Vec::<String>::new(), "the refusal");
 
     // Play the game out: always the first legal cell.
     let mut clicks = 1;
@@ -407,6 +427,19 @@ const HEAT_SHOWN: &str = "return document.getElementById('heat').checked \
 /// The window is narrow enough for the page's phone layout (style.css's
 /// `@media (max-width: 760px)`).
 const PHONE_LAYOUT: &str = "return window.matchMedia('(max-width: 760px)').matches;";
+
+/// The move list is scrolled to the start of a row (or not scrolled), and
+/// the current move is in view.
+const WHOLE_ROW_ON_TOP: &str = "const b = document.getElementById('moves'); \
+    const c = b.querySelector('.current'); \
+    return b.scrollHeight > b.clientHeight && [...b.children].some(e => e.offsetTop === b.scrollTop) \
+    && (!c || (c.offsetTop >= b.scrollTop && c.offsetTop + c.offsetHeight <= b.scrollTop + b.clientHeight));";
+
+/// The move box's placeholder fits in the box.
+const PLACEHOLDER_FITS: &str = "const i = document.getElementById('move-input'); \
+    const st = getComputedStyle(i); const c = document.createElement('canvas').getContext('2d'); \
+    c.font = st.font; \
+    return c.measureText(i.placeholder).width <= i.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);";
 
 /// A count on the page.
 fn count(s: &Session, css: &str) -> u64 {
@@ -697,6 +730,22 @@ fn board_details_and_hooks_in_the_browser() {
         refusal.starts_with("Think: '' is not a number"),
         "{refusal}"
     );
+    // Refused commands: shown on the status line, no browser errors.
+    s.console_errors();
+    s.js("document.getElementById('setup-fen').value = '9/9 x'; document.getElementById('setup').click();");
+    s.wait(10, "the refused set-up", "return document.getElementById('status').classList.contains('error') && document.getElementById('status').textContent.startsWith('bad FEN');");
+    s.js("document.getElementById('setup-fen').value = '';");
+    s.js("const i = document.getElementById('move-input'); i.value = 'a1';");
+    s.click("#move-input");
+    s.key("\u{E007}"); // Enter
+    s.wait(10, "the refused move", "return document.getElementById('status').textContent === 'a1: the move must be on the bottom board';");
+    assert_eq!(
+        s.js("return document.getElementById('move-input').value;"),
+        json!("a1"),
+        "a refused move stays in the box"
+    );
+    assert_eq!(s.console_errors(), Vec::<String>::new(), "refused commands");
+    assert_eq!(s.text("#moves"), "1.e5e4");
     // A later success clears it.
     s.click("#move-input");
     s.js("document.getElementById('move-input').value = 'd2';");
@@ -710,6 +759,11 @@ fn board_details_and_hooks_in_the_browser() {
     s.wait(30, "analysis", "return document.querySelectorAll('#lines tr').length > 0 && document.getElementById('ana-depth').textContent.startsWith('depth');");
     assert!(s.text("#ana-nps").ends_with("nodes/s"));
     assert!(s.text("#evaltext").ends_with('%'));
+    // The eval bar: wide enough to read, each side's end labelled.
+    assert_eq!(
+        s.js("const b = document.getElementById('evalbar'); return [b.getBoundingClientRect().width >= 24, [...b.querySelectorAll('.evalside')].map(e => e.textContent)];"),
+        json!([true, ["o", "x"]])
+    );
     let arrow = s.wait(
         10,
         "the best-move arrow",
@@ -717,6 +771,11 @@ fn board_details_and_hooks_in_the_browser() {
     );
     let best = s.text("#lines tr .pvmove.first");
     assert_eq!(arrow, json!(best));
+    // An arrow, from the last move (which sends x to its board) to the reply.
+    assert_eq!(
+        s.js("const a = document.querySelector('.best-arrow'); return [a.dataset.from, a.querySelectorAll('line').length, a.querySelectorAll('polygon').length];"),
+        json!(["d2", 1, 1])
+    );
     s.key("f");
 
     // Sharing: the link opens the same game in another page.
@@ -729,7 +788,7 @@ fn board_details_and_hooks_in_the_browser() {
     let link = link.as_str().unwrap().to_string();
     assert!(link.ends_with("/?moves=e5+e4+d2"), "{link}");
     let r = gui_common::api(&gui.addr, r#"{"cmd":"new"}"#);
-    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.call("POST", "/url", json!({ "url": link }));
     s.wait(30, "the shared game", "return document.querySelectorAll('#moves [data-ply]').length === 3 && location.search === '';");
 
@@ -770,11 +829,76 @@ fn board_details_and_hooks_in_the_browser() {
         &gui.addr,
         &json!({ "cmd": "setup", "moves": game }).to_string(),
     );
-    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.click("#scan");
     s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
     let summary = s.text("#summary");
     assert!(summary.contains("average loss"), "{summary}");
+    // The same marks, losses and summary as the command line's review at
+    // the page's 20000 nodes a position (one thread both: the same search).
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_ultimo"))
+        .args([
+            "analyze",
+            "--review",
+            "--nodes",
+            "20000",
+            "--threads",
+            "1",
+            "--json",
+            "--moves",
+        ])
+        .args(game.split(' '))
+        .output()
+        .expect("ultimo analyze runs");
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let review: Value = serde_json::from_slice(&cli.stdout).expect("JSON");
+    let cli_marks: Vec<String> = review["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mark"].as_str().unwrap_or("").to_string())
+        .collect();
+    let page_marks = s.js("return [...document.querySelectorAll('#moves [data-ply]')].map(m => { const k = m.querySelector('.mark'); return k ? k.textContent : ''; });");
+    assert_eq!(
+        page_marks,
+        json!(cli_marks),
+        "the page's marks are the review's"
+    );
+    assert!(
+        cli_marks.iter().filter(|m| *m == "??").count() >= 2,
+        "{cli_marks:?}"
+    );
+    let judged = gui_common::state(&gui.addr)["judged"].clone();
+    for (k, m) in review["moves"].as_array().unwrap().iter().enumerate() {
+        let (page, cli) = (
+            judged[k]["loss"].as_f64().unwrap(),
+            m["loss"].as_f64().unwrap(),
+        );
+        assert!(
+            (page - cli).abs() < 1e-6,
+            "move {}: loss {page} on the page, {cli} by the review",
+            k + 1
+        );
+    }
+    for (i, side) in ["x", "o"].iter().enumerate() {
+        let v = &review["summary"][side];
+        let n = |k: &str| v[k].as_u64().unwrap();
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let line = format!(
+            "{side}: {}, {}, {}, average loss {:.2}",
+            plural(n("inaccuracies"), "inaccuracy", "inaccuracies"),
+            plural(n("mistakes"), "mistake", "mistakes"),
+            plural(n("blunders"), "blunder", "blunders"),
+            v["average_loss"].as_f64().unwrap()
+        );
+        let shown = s.text(&format!("#summary [data-side={side}]"));
+        assert_eq!(shown, line, "summary {i}");
+    }
     let marks = count(&s, "#moves .mark");
     assert_eq!(
         marks,
@@ -793,20 +917,26 @@ fn board_details_and_hooks_in_the_browser() {
         "return document.querySelectorAll('#lines tr').length > 0;",
     );
     s.click("#heat");
+    // Draws in the lines: the sums of back-to-back searches are kept (the
+    // position is a likely draw: the review gives cp -19 there).
+    let draws = s.wait(30, "lines with draws", "const t = document.querySelector('#lines tr .res'); const m = t && /^\\d+% \\/ (\\d+)% \\/ \\d+%$/.exec(t.textContent); return m && +m[1] > 0 ? +m[1] : null;");
+    assert!(draws.as_u64().unwrap() >= 20, "draws {draws}%");
     for theme in ["light", "dark"] {
         set_theme(&s, theme);
         s.resize(1280, 900);
+        assert_eq!(
+            s.js(WHOLE_ROW_ON_TOP),
+            json!(true),
+            "the move list's top row"
+        );
         s.screenshot(&dir.join(format!("uttt-desktop-{theme}.png")));
         s.resize(390, 844);
         s.wait(10, "the phone layout", PHONE_LAYOUT);
+        assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("uttt-phone-{theme}.png")));
     }
-    let bg = s.js("return getComputedStyle(document.body).backgroundColor;");
-    assert_ne!(
-        bg,
-        json!("rgb(246, 244, 239)"),
-        "dark is not the light background"
-    );
+    let bg = s.js("return getComputedStyle(document.documentElement).backgroundColor;");
+    assert_eq!(bg, json!("rgb(22, 21, 18)"), "the dark background");
     s.resize(1280, 900);
     // The Heat map checkbox has the focus, and keys there are not the page's.
     s.js("document.activeElement.blur();");
@@ -824,6 +954,18 @@ fn board_details_and_hooks_in_the_browser() {
     assert_eq!(count(&s, "[data-square]"), 80);
     assert_eq!(count(&s, "[data-square][data-piece]"), 32);
     assert_eq!(count(&s, "[data-square='e3'][data-piece^='x']"), 1);
+    // For the screenshots, a game with captures: points and a super piece
+    // (its code in capitals).
+    let fen = ".o2o3o4.o5o4o3o2./.o1o1.o3.o2.../....X4(10)...../..o2(1)......./\
+               ........../....x3...../..x1x2.x3x2x1x1./.x2x3.x5x5x4x3x2. x 3 12";
+    let url = format!(
+        "{}?game=super15&fen={}&moves=c2c3+b7b6",
+        gui.url(),
+        fen.replace(' ', "+")
+    );
+    s.call("POST", "/url", json!({ "url": url }));
+    s.wait(30, "the Super 1 al 5 position", "return document.querySelectorAll('.piece.super').length === 1 && document.querySelectorAll('#moves [data-ply]').length === 2;");
+    assert_eq!(count(&s, "[data-square='e6'][data-piece='X4']"), 1);
     s.key("f");
     s.wait(30, "analysis", "return document.querySelectorAll('#lines tr').length > 0 && document.querySelector('.best-arrow');");
     for theme in ["light", "dark"] {
@@ -832,10 +974,34 @@ fn board_details_and_hooks_in_the_browser() {
         s.screenshot(&dir.join(format!("super15-desktop-{theme}.png")));
         s.resize(390, 844);
         s.wait(10, "the phone layout", PHONE_LAYOUT);
-        let buttons = s.js("return [...document.querySelectorAll('#nav button')].every(b => b.getBoundingClientRect().height >= 40);");
-        assert_eq!(buttons, json!(true), "phone buttons at least 40 px");
+        let small = s.js("return [...document.querySelectorAll('button, select')].filter(b => b.offsetParent !== null && b.getBoundingClientRect().height < 40).map(b => b.id || b.textContent);");
+        assert_eq!(small, json!([]), "phone buttons at least 40 px");
+        // The point badges: at least 12 px across, their numbers 9 px.
+        let badges = s.js("return [...document.querySelectorAll('.piece .badge')].map(b => Math.round(b.getBoundingClientRect().width));");
+        let badges = badges.as_array().unwrap();
+        assert!(
+            badges.len() == 2 && badges.iter().all(|w| w.as_u64().unwrap() >= 12),
+            "{badges:?}"
+        );
+        let pts = s.js("return Math.round(document.querySelector('.piece .pts').getBoundingClientRect().height);");
+        assert!(pts.as_u64().unwrap() >= 9, "the points' height {pts}");
+        assert_eq!(s.js(PLACEHOLDER_FITS), json!(true), "the move box's text");
         s.screenshot(&dir.join(format!("super15-phone-{theme}.png")));
     }
+    // Resignation in Super 1 al 5 too, as its rules promise.
+    s.resize(1280, 900);
+    s.click("#resign");
+    s.wait(10, "the resignation", "return document.body.dataset.turn === 'over' && document.getElementById('status').textContent.includes('x resigns');");
+    let record = gui_common::state(&gui.addr)["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        record.contains("[Variant \"Super 1 al 5\"]")
+            && record.contains("[Result \"0-1\"]")
+            && record.contains("[Termination \"normal\"]"),
+        "{record}"
+    );
     let _ = writeln!(
         std::io::stderr(),
         "gui_browser: hooks, flip, typed moves, sharing, resignation, themes checked; \
@@ -843,4 +1009,264 @@ fn board_details_and_hooks_in_the_browser() {
         dir.display()
     );
     s.call("DELETE", "", json!(null));
+}
+
+/// One move from x's win: x holds the top-left and top boards and two
+/// cells of the top-right one, where o's last move sends it (i9 wins).
+const NEAR_WIN: &str = "xxxxxxxx1/9/9/4o4/8o/3o3o1/5o3/1o7/o6o1 x 9 f3";
+
+/// The rest of issue 20's list, each as a person meets it: the playable
+/// board's colour unlike the last move's, sound at a move, the running
+/// clock with tenths, a draw offered and accepted, the analysis mode's
+/// status, the heat map's note for an engine without one, clicks on
+/// analysis lines that all land, a failed engine's status, a FEN link, the
+/// winning line and Start at the end, move numbers from a set-up start on
+/// the list and the graph, the system's dark mode, and no error in the
+/// browser's log throughout.
+#[cfg(unix)]
+#[test]
+fn walks_the_issue_list_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let lines = fake_engine(
+        "lines",
+        "echo 'info depth 1 score cp 5 pv e4'; echo 'bestmove e4'",
+    );
+    let dies = fake_engine("dies-at-once", "exit 1");
+    let gui = GuiProcess::start(&["--engine", &lines, "--engine", &dies]);
+    let a = gui.addr.as_str();
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    open_two_players(&s, &gui, 200);
+    let api_ok = |json: Value| {
+        let r = gui_common::api(a, &json.to_string());
+        assert_eq!(r.json()["ok"], true, "{json}: {}", r.body);
+    };
+
+    // The playable board and the last move in different colours; a sound
+    // at a move when sound is on.
+    s.click("#sound");
+    api_ok(json!({ "cmd": "play", "mv": "e5" }));
+    s.wait(
+        10,
+        "the move",
+        "return document.querySelectorAll('#moves [data-ply]').length === 1;",
+    );
+    let fills = s.js("const f = (q) => getComputedStyle(document.querySelector(q)).fill; return [f('rect.sub.playable'), f('rect.cell.last')];");
+    assert_ne!(fills[0], fills[1], "playable board and last move: {fills}");
+    s.wait(
+        10,
+        "a sound",
+        "return +(document.body.dataset.sounds || 0) >= 1;",
+    );
+    s.click("#sound");
+
+    // The clock: the side to move's runs, in tenths under 10 s.
+    api_ok(
+        json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "clock", "base_ms": 8000, "inc_ms": 0 } }),
+    );
+    s.wait(10, "o's clock", "const o = document.getElementById('clock-o'); return !document.getElementById('clocks').hidden && o.classList.contains('running') && /^o 0:0[0-7]\\.\\d$/.test(o.textContent) && !document.getElementById('clock-x').classList.contains('running');");
+    api_ok(json!({ "cmd": "play", "mv": "e4" }));
+    s.wait(10, "x's clock", "const x = document.getElementById('clock-x'); return x.classList.contains('running') && /^x 0:0\\d\\.\\d$/.test(x.textContent) && !document.getElementById('clock-o').classList.contains('running');");
+
+    // A draw offered and accepted between people: the record says so.
+    s.click("#draw");
+    s.wait(
+        10,
+        "the offer",
+        "return !document.getElementById('accept-draw').hidden;",
+    );
+    s.click("#accept-draw");
+    s.wait(
+        10,
+        "the draw",
+        "return document.body.dataset.turn === 'over';",
+    );
+    assert!(
+        s.text("#status").contains("a draw"),
+        "{}",
+        s.text("#status")
+    );
+    let record = gui_common::state(a)["record"].as_str().unwrap().to_string();
+    assert!(record.contains("[Result \"1/2-1/2\"]"), "{record}");
+
+    // Analysis mode says so (not "two players"); an engine without a heat
+    // map gets a note.
+    api_ok(json!({ "cmd": "new" }));
+    s.js("const m = document.getElementById('mode'); m.value = 'ana'; m.dispatchEvent(new Event('change'));");
+    s.wait(
+        10,
+        "analysis mode",
+        "return document.getElementById('status').textContent.includes('analysis by Ultimo');",
+    );
+    assert!(!s.text("#status").contains("two players"));
+    s.js("const e = document.getElementById('ana-engine'); e.value = '1'; e.dispatchEvent(new Event('change'));");
+    s.wait(10, "the outside engine's line", "return document.querySelector('#lines tr .pvmove.first') && document.getElementById('ana-info').textContent.startsWith('lines');");
+    s.click("#heat");
+    let note = s.wait(
+        10,
+        "the heat map's note",
+        "const n = document.getElementById('heat-note'); return !n.hidden && n.textContent;",
+    );
+    assert!(
+        note.as_str().unwrap().contains("lines does not report"),
+        "{note}"
+    );
+    s.click("#heat");
+
+    // Clicks on Ultimo's lines while they update: each one plays its move.
+    s.js("const e = document.getElementById('ana-engine'); e.value = '0'; e.dispatchEvent(new Event('change'));");
+    for k in 1..=4 {
+        s.wait(30, "lines", &format!("return document.getElementById('ana-info').textContent.startsWith('Ultimo') && document.querySelectorAll('#moves [data-ply]').length === {} && document.querySelector('#lines tr .pvmove.first');", k - 1));
+        s.click("#lines tr .pvmove.first");
+        s.wait(
+            10,
+            "the clicked line's move",
+            &format!("return document.querySelectorAll('#moves [data-ply]').length === {k};"),
+        );
+    }
+    s.js("document.activeElement.blur();");
+    s.key("f");
+
+    // A failed engine: the status says so (not "thinking").
+    api_ok(json!({ "cmd": "new" }));
+    api_ok(
+        json!({ "cmd": "mode", "mode": "hve", "human": "x", "o": 2, "limit": { "kind": "movetime", "ms": 100 } }),
+    );
+    api_ok(json!({ "cmd": "play", "mv": "e5" }));
+    s.wait(30, "the failure", "return document.getElementById('status').textContent.includes('failed: restart it') && document.querySelector('.engine-error button');");
+    assert!(!s.text("#status").contains("thinking"));
+
+    // A FEN link; the share link of a set-up game names its FEN.
+    let link = format!("{}?fen={}", gui.url(), NEAR_WIN.replace(' ', "+"));
+    s.call("POST", "/url", json!({ "url": link }));
+    s.wait(
+        30,
+        "the linked position",
+        "return document.querySelectorAll('[data-mark=x]').length === 8 && location.search === '';",
+    );
+    api_ok(
+        json!({ "cmd": "mode", "mode": "eve", "x": 0, "o": 0, "limit": { "kind": "nodes", "nodes": 200 } }),
+    );
+    s.click("#share");
+    let shared = s.wait(
+        10,
+        "the link",
+        "return document.getElementById('share').dataset.link;",
+    );
+    assert!(
+        shared.as_str().unwrap().contains("fen=xxxxxxxx1"),
+        "{shared}"
+    );
+    // Engines play it out from Start: the winning line, and Start says the
+    // game is over.
+    s.wait(10, "Start", "const b = document.getElementById('start'); return !b.hidden && b.textContent === 'Start';");
+    s.click("#start");
+    s.wait(
+        60,
+        "the end",
+        "return document.body.dataset.turn === 'over';",
+    );
+    assert_eq!(count(&s, ".winline.x[data-winline='012']"), 1);
+    assert_eq!(
+        s.js("const b = document.getElementById('start'); return [b.textContent, b.disabled];"),
+        json!(["Game over", true])
+    );
+    assert_eq!(s.text("#evaltext"), "100%");
+
+    // Move numbers count from a set-up start: README's game, x's 25. h7??.
+    let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
+    api_ok(json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": 200 } }));
+    // A refused set-up, then a good one: the red error goes.
+    s.js("document.getElementById('setup-fen').value = 'x 9'; document.getElementById('setup').click();");
+    s.wait(
+        10,
+        "the refused set-up",
+        "return document.getElementById('status').classList.contains('error');",
+    );
+    s.js(&format!(
+        "document.getElementById('setup-fen').value = '{fen}'; document.getElementById('setup-moves').value = 'i3 i9 h9 a9 h7 g7'; document.getElementById('setup').click();"
+    ));
+    s.wait(10, "the set-up game", "return document.querySelectorAll('#moves [data-ply]').length === 6 && !document.getElementById('status').classList.contains('error');");
+    assert_eq!(s.text("#moves .num"), "23.");
+    s.click("#scan");
+    s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
+    let marked = s.js("return [...document.querySelectorAll('#graph .mistake title')].map(t => t.textContent.split(':')[0]);");
+    assert!(
+        marked.as_array().unwrap().contains(&json!("25. h7??")),
+        "{marked}"
+    );
+    assert_eq!(
+        s.js("return document.querySelector(\"#moves [data-ply='5'] .mark\").textContent;"),
+        json!("??")
+    );
+
+    // Dark mode follows the system's choice ("auto").
+    set_theme(&s, "auto");
+    let scheme = |v: &str| {
+        let media = json!({ "cmd": "Emulation.setEmulatedMedia", "params": {
+            "features": [{ "name": "prefers-color-scheme", "value": v }] } });
+        s.call("POST", "/goog/cdp/execute", media);
+        s.js("return getComputedStyle(document.documentElement).backgroundColor;")
+    };
+    assert_eq!(scheme("dark"), json!("rgb(22, 21, 18)"));
+    assert_eq!(scheme("light"), json!("rgb(246, 244, 239)"));
+
+    assert_eq!(
+        s.console_errors(),
+        Vec::<String>::new(),
+        "the browser's log"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: the issue's list walked: colours, sound, clock, draw, analysis mode, heat note, \
+         line clicks, failed engine, FEN link, winning line, set-up numbering ({marked}), dark mode"
+    );
+    s.call("DELETE", "", json!(null));
+}
+
+#[test]
+fn solves_the_position_shown_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+    let r = gui_common::api(
+        &gui.addr,
+        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // x wins at once with i3.
+    let r = gui_common::api(
+        &gui.addr,
+        r#"{"cmd":"setup","fen":"xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "the position",
+        "return document.getElementById('fen').value.startsWith('xxx6/');",
+    );
+    s.click("#solve");
+    let shown = s.wait(
+        30,
+        "the solver's result",
+        "const t = document.getElementById('solve-info').textContent; return t.length ? t : null;",
+    );
+    assert_eq!(shown, json!("proven: x wins in 1 ply: i3"));
+    assert_eq!(s.text("#solve"), "Solve");
+    // The result goes with its position.
+    let r = gui_common::api(&gui.addr, r#"{"cmd":"play","mv":"i3"}"#);
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "the result cleared",
+        "return document.getElementById('solve-info').textContent === '';",
+    );
+    let _ = writeln!(std::io::stderr(), "gui_browser: Solve showed {shown}");
 }

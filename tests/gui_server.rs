@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use gui_common::{GuiProcess, api, get, request, state, wait_state};
+use gui_common::{GuiProcess, api, fake_engine, get, request, state, wait_state};
 
 #[test]
 fn serves_the_page_only_to_its_own_origin() {
@@ -84,14 +84,17 @@ fn carries_out_every_command_and_refuses_bad_ones() {
         assert_eq!(r.status, 200, "{json}: {}", r.body);
         assert_eq!(r.json()["ok"], true);
     };
-    let refused = |json: &str, why: &str| {
+    // A refusal is an answer (200, ok false), a broken request a 400.
+    let answered = |json: &str, why: &str, status: u16| {
         let before = state(a)["version"].clone();
         let r = api(a, json);
-        assert_eq!(r.status, 400, "{json}: {}", r.body);
+        assert_eq!(r.status, status, "{json}: {}", r.body);
+        assert_ne!(r.json()["ok"], true, "{json}");
         let error = r.json()["error"].as_str().unwrap().to_string();
         assert!(error.contains(why), "{json}: {error}");
         assert_eq!(state(a)["version"], before, "{json} changed something");
     };
+    let refused = |json: &str, why: &str| answered(json, why, 200);
     ok(r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":500}}"#);
     ok(r#"{"cmd":"play","mv":"e5"}"#);
     refused(r#"{"cmd":"play","mv":"a1"}"#, "must be on the centre board");
@@ -151,7 +154,7 @@ fn carries_out_every_command_and_refuses_bad_ones() {
     ok(r#"{"cmd":"restart","seat":0}"#);
     refused(
         r#"{"cmd":"mode","mode":"hve","limit":{"kind":"movetime","ms":1}}"#,
-        "10 ms to 1 hour",
+        "the time per move must be 10 to 3600000 ms (not 1)",
     );
     refused(
         r#"{"cmd":"mode","mode":"hve","o":3,"limit":{"kind":"nodes","nodes":9}}"#,
@@ -169,7 +172,7 @@ fn carries_out_every_command_and_refuses_bad_ones() {
         r#"{"cmd":"new","extra":1}"#,
         r#"{"cmd":"mode","mode":"hve","limit":{"kind":"nodes","nodes":9},"engine":"cmd=/bin/sh"}"#,
     ] {
-        refused(bad, "bad command");
+        answered(bad, "bad command", 400);
     }
     let huge = format!(r#"{{"cmd":"load","text":"{}"}}"#, "e5 ".repeat(800_000));
     let r = api(a, &huge);
@@ -226,20 +229,6 @@ fn open_events(a: &str) -> (u16, Vec<(String, String)>, BufReader<TcpStream>) {
     (status, headers, reader)
 }
 
-/// A fake UGI engine (a shell script): answers the handshake; on `go` it
-/// does what `on_go` says ($n counts the `go`s).
-fn fake_engine(name: &str, on_go: &str) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-engines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.sh"));
-    let script = format!(
-        "n=0\nwhile read -r c rest; do\n case $c in\n  ugi) echo 'id name {name}'; echo ugiok;;\n  \
-         isready) echo readyok;;\n  go) n=$((n+1)); {on_go};;\n  quit) exit 0;;\n esac\ndone\n"
-    );
-    std::fs::write(&path, script).unwrap();
-    format!("cmd=sh arg={} name={name}", path.display())
-}
-
 #[cfg(unix)]
 #[test]
 fn engines_that_fail_are_reported_and_the_game_is_kept() {
@@ -256,7 +245,7 @@ fn engines_that_fail_are_reported_and_the_game_is_kept() {
         a,
         r#"{"cmd":"mode","mode":"hve","human":"x","o":1,"limit":{"kind":"movetime","ms":100}}"#,
     );
-    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
     api(a, r#"{"cmd":"play","mv":"e5"}"#);
     let s = wait_state(a, 30, "the fake engine's move", |s| {
         s["moves"].as_array().unwrap().len() == 2
@@ -323,11 +312,13 @@ fn plays_super15_over_the_api() {
     let ok = |json: &str| {
         let r = api(a, json);
         assert_eq!(r.status, 200, "{json}: {}", r.body);
+        assert_eq!(r.json()["ok"], true, "{json}: {}", r.body);
     };
     let refused = |json: &str, why: &str| {
         let before = state(a);
         let r = api(a, json);
-        assert_eq!(r.status, 400, "{json}: {}", r.body);
+        assert_eq!(r.status, 200, "{json}: {}", r.body);
+        assert_eq!(r.json()["ok"], false, "{json}");
         let error = r.json()["error"].as_str().unwrap().to_string();
         assert!(error.contains(why), "{json}: {error}");
         let after = state(a);
@@ -451,6 +442,7 @@ fn saves_and_loads_pgn() {
     let ok = |json: &str| {
         let r = api(a, json);
         assert_eq!(r.status, 200, "{json}: {}", r.body);
+        assert_eq!(r.json()["ok"], true, "{json}: {}", r.body);
     };
     // Ultimo plays o, 200 iterations a move.
     ok(r#"{"cmd":"mode","mode":"hve","human":"x","o":0,"limit":{"kind":"nodes","nodes":200}}"#);
@@ -551,7 +543,8 @@ fn saves_and_loads_pgn() {
         let before = state(a);
         let load = serde_json::json!({ "cmd": "load", "text": text, "name": name });
         let r = api(a, &load.to_string());
-        assert_eq!(r.status, 400, "{text}: {}", r.body);
+        assert_eq!(r.status, 200, "{text}: {}", r.body);
+        assert_eq!(r.json()["ok"], false, "{text}");
         assert_eq!(r.json()["error"], why, "{text}");
         let after = state(a);
         assert_eq!(
@@ -575,6 +568,38 @@ fn saves_and_loads_pgn() {
         "",
         "line 3: move 1. e2e4 is illegal: no piece may stop on the central cell e4",
     );
+}
+
+#[test]
+fn solve_proves_the_position_shown() {
+    let gui = GuiProcess::start(&[]);
+    let addr = gui.addr.as_str();
+    let r = api(
+        addr,
+        r#"{"cmd":"setup","fen":"xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let origin = format!("http://{addr}");
+    let solve = |kind: &str| {
+        request(
+            addr,
+            "POST",
+            "/solve",
+            &[("Host", addr), ("Origin", &origin), ("Content-Type", kind)],
+            b"{}",
+        )
+    };
+    let r = solve("application/json");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["result"], "win");
+    assert_eq!(v["side"], "x");
+    assert_eq!(v["pv"], serde_json::json!(["i3"]));
+    assert_eq!(v["text"], "proven: x wins in 1 ply");
+    // Only JSON requests, only by POST; nothing of the game changes.
+    assert_eq!(solve("text/plain").status, 415);
+    assert_eq!(get(addr, "/solve").status, 405);
+    assert_eq!(state(addr)["moves"], serde_json::json!([]));
 }
 
 /// A page that closes its event stream frees its slot within a few seconds

@@ -919,3 +919,130 @@ fn random_moves_repeat_after_a_new_game() {
     }
     assert_eq!(games[0], games[1]);
 }
+
+/// The lines of one `go solve` up to its `bestmove`: (the last `info`
+/// line with a score, the `info string solve result` line, the move).
+fn solved(e: &mut Engine, go: &str) -> (String, String, String) {
+    e.send(go);
+    let (lines, best) = bestmove(e, 2 * PATIENCE);
+    let find = |prefix: &str| {
+        lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with(prefix))
+            .cloned()
+            .unwrap_or_default()
+    };
+    (find("info depth"), find("info string solve result"), best)
+}
+
+#[test]
+fn go_solve_reports_mate_a_proven_draw_and_a_loss() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name UCI_ShowWDL value true");
+    // Win in one: i3 wins the bottom-right board and the game.
+    e.send("position fen xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4");
+    let (info, result, best) = solved(&mut e, "go solve");
+    assert_eq!(best, "i3");
+    assert!(info.contains(" score mate 1 wdl 1000 0 0 "), "{info}");
+    assert!(info.ends_with(" pv i3"), "{info}");
+    assert_eq!(result, "info string solve result win for x in 1");
+    // A late position exhaustive search finds drawn (4 plies to the end).
+    e.send(
+        "position fen 2oo1xo2/x1xxx2o1/ox1x2oxo/oo2ox2x/xooxooox1/ox1xoxx1o/x1x1ooxxx/oxo1ox1x1/xooo1x2o x 28 e6",
+    );
+    let (info, result, _) = solved(&mut e, "go solve nodes 1000000");
+    assert!(info.contains(" score cp 0 wdl 0 1000 0 "), "{info}");
+    assert_eq!(result, "info string solve result draw for x in 4");
+    // And one lost for o in 8 plies: its fourth move loses.
+    e.send(
+        "position fen xx1oox1xo/1oxoxo1o1/1oo1x1o2/1ox2xoxo/2oo1x1ox/xx1x1x1oo/ooxx2xxx/1o1oxx1ox/xxxoo3o o 27 b1",
+    );
+    let (info, result, best) = solved(&mut e, "go solve nodes 1000000");
+    assert!(info.contains(" score mate -4 "), "{info}");
+    assert!(info.contains(&format!(" pv {best} ")), "{info}");
+    assert_eq!(result, "info string solve result loss for o in 8");
+    // The engine searches as before afterwards.
+    e.send("position startpos");
+    e.send("go nodes 200");
+    bestmove(&mut e, PATIENCE);
+}
+
+#[test]
+fn go_solve_honours_stop_and_movetime_on_its_own_clock() {
+    let _t = timing();
+    let mut e = Engine::start(&[]);
+    e.send("setoption name Hash value 16");
+    e.send("position startpos");
+    e.send("go solve infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(e.ask("isready"), "readyok");
+    for (line, want) in [
+        ("go nodes 5", "a search is already running"),
+        ("go solve", "a search is already running"),
+        ("position startpos moves e5", "not allowed during a search"),
+        ("ucinewgame", "not allowed during a search"),
+    ] {
+        let answer = e.ask(line);
+        assert!(answer.contains(want), "{line} -> {answer}");
+    }
+    e.silent_for(Duration::from_millis(300));
+    e.send("stop");
+    let (lines, best) = bestmove(&mut e, PATIENCE);
+    assert!(Position::startpos().is_legal(best.parse().unwrap()));
+    let result = lines
+        .iter()
+        .find(|l| l.starts_with("info string solve result"));
+    assert_eq!(
+        result.map(String::as_str),
+        Some("info string solve result unknown for x")
+    );
+    e.silent_for(Duration::from_millis(200));
+    // movetime: the solver's own clock passes it by at most 5 ms (the
+    // table's set-up counts; pipes do not). The median of three, so that
+    // one preemption of a loaded machine does not count.
+    for ms in [50, 300] {
+        let mut took: Vec<Duration> = (0..3)
+            .map(|_| {
+                e.send(&format!("go solve movetime {ms}"));
+                search_time(&bestmove(&mut e, PATIENCE).0)
+            })
+            .collect();
+        took.sort();
+        assert!(
+            took[1] <= Duration::from_millis(ms + 5),
+            "{ms} ms: {took:?}"
+        );
+    }
+    // A clock: a twentieth of the time left.
+    e.send("go solve wtime 2000 btime 2000");
+    let (lines, _) = bestmove(&mut e, PATIENCE);
+    assert!(
+        search_time(&lines) <= Duration::from_millis(105),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn go_solve_refuses_what_it_cannot_do() {
+    let mut e = Engine::start(&[]);
+    for (line, want) in [
+        (
+            "go solve depth 3",
+            "go solve: depth is not allowed with solve",
+        ),
+        (
+            "go solve ponder",
+            "go solve: ponder is not allowed with solve",
+        ),
+        (
+            "go solve searchmoves e5",
+            "go solve: searchmoves is not allowed with solve",
+        ),
+    ] {
+        assert_eq!(e.ask(line), format!("info string error: {want}"), "{line}");
+    }
+    // Nothing was started: a new search runs.
+    e.send("go nodes 100");
+    bestmove(&mut e, PATIENCE);
+}

@@ -17,11 +17,12 @@ use crate::display::score::table;
 use crate::engine::Eval;
 use crate::engine::NetGame;
 use crate::engine::SearchRequest;
-use crate::game::{Game, GameKind, Notation};
+use crate::game::{Game, GameKind, Notation, Verdict};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Progress, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
+use std::hash::Hash;
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
@@ -175,7 +176,7 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
 }
 
 /// Reviews a game read from PGN.
-fn review_pgn<G: Board + NetGame + PgnNotation>(
+fn review_pgn<G: Board + NetGame + PgnNotation + Hash>(
     args: &AnalyzeArgs,
     game: &PgnGame,
     file: &str,
@@ -186,7 +187,7 @@ fn review_pgn<G: Board + NetGame + PgnNotation>(
     review_and_print(args, replayed.start, replayed.moves, book, game.clone())
 }
 
-fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
         if args.position.moves.is_empty() {
             return Err(CliError::NoMovesToReview);
@@ -235,20 +236,69 @@ fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), 
     }
     if args.json {
         let report = search_quietly(&settings, interrupted)?;
-        let value = review::report_json(&settings.pos, &report, settings.multipv);
+        let mut value = review::report_json(&settings.pos, &report, settings.multipv);
+        let proof = prove_unproven(&settings.pos, &report, interrupted)?;
+        value["solver"] = match proof {
+            Some((p, pv)) => serde_json::json!({
+                "result": verdict_word(p.verdict),
+                "plies": p.plies,
+                "pv": pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            }),
+            None => serde_json::Value::Null,
+        };
         let mut out = io::stdout().lock();
         writeln!(out, "{value:#}")?;
         out.flush()?;
         Ok(())
     } else {
-        run(&settings, interrupted, &mut io::stdout()).map(|_| ())
+        let report = run(&settings, interrupted, &mut io::stdout())?;
+        if let Some((p, pv)) = prove_unproven(&settings.pos, &report, interrupted)? {
+            let pv: Vec<String> = pv.iter().map(|m| m.to_string()).collect();
+            let side = settings.pos.side_to_move();
+            let mut out = io::stdout().lock();
+            writeln!(
+                out,
+                "proven by the solver: {} for {side} in {} {}, pv {}",
+                verdict_word(p.verdict),
+                p.plies,
+                if p.plies == 1 { "ply" } else { "plies" },
+                pv.join(" ")
+            )?;
+            out.flush()?;
+        }
+        Ok(())
     }
+}
+
+/// A verdict's word: `win`, `draw` or `loss`.
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Win => "win",
+        Verdict::Draw => "draw",
+        Verdict::Loss => "loss",
+    }
+}
+
+/// The solver's proof of `pos` with [`review::PROOF_NODES`] when the
+/// search's best line (`report`) is not proven and no stop was asked for:
+/// the result and the proving line, or `None`.
+fn prove_unproven<G: Game + Hash>(
+    pos: &G,
+    report: &Report<G::Move>,
+    should_stop: &dyn Fn() -> bool,
+) -> Result<Option<review::Proof<G::Move>>, CliError> {
+    let proven = report.lines.first().is_some_and(|l| l.proven.is_some());
+    if proven || should_stop() || pos.outcome().is_some() {
+        return Ok(None);
+    }
+    let mut solver = review::proof_solver()?;
+    Ok(review::prove(&mut solver, pos, &Control::new()))
 }
 
 /// Reviews the game `start` + `moves` (the first `book` of them book
 /// moves, not judged), prints the review and, with `--pgnout`, appends
 /// `game` (its PGN) annotated to that file.
-fn review_and_print<G: Board + NetGame + PgnNotation>(
+fn review_and_print<G: Board + NetGame + PgnNotation + Hash>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,
@@ -321,7 +371,7 @@ fn open_append(path: &Path) -> Result<std::fs::File, CliError> {
 /// ending the process, so that the analysis so far is printed, and returns
 /// what tells whether one came. A signal whose handler cannot be installed
 /// ends the process as usual.
-fn interruptible() -> &'static (dyn Fn() -> bool + Sync) {
+pub(super) fn interruptible() -> &'static (dyn Fn() -> bool + Sync) {
     // Even a partial failure leaves the signals that were caught counting:
     // they must still stop the search.
     let _ = signal::install();
@@ -427,13 +477,14 @@ pub struct ReviewSettings<G: Game = Position> {
 /// Reviews the game of `settings`, with a progress line per position on
 /// `progress` (one line each, or one line redrawn where `style` allows
 /// escape codes), stopping early when `should_stop` says so.
-pub fn run_review<G: NetGame>(
+pub fn run_review<G: NetGame + Hash>(
     settings: &ReviewSettings<G>,
     should_stop: &dyn Fn() -> bool,
     progress: &mut (impl Write + Send),
     style: Style,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
+    let mut solver = review::proof_solver()?;
     let mut failed = None;
     let review = {
         let mut on_progress = |p: Progress<'_, G::Move>| {
@@ -464,6 +515,7 @@ pub fn run_review<G: NetGame>(
         let work = |searcher: &mut Searcher<G>, control: &Control| {
             review::review(
                 searcher,
+                Some(&mut solver),
                 settings.start,
                 &settings.moves,
                 settings.book,

@@ -128,6 +128,9 @@ pub enum CliError {
     /// The searcher cannot be made or refused its options (e.g. memory).
     #[error(transparent)]
     Search(#[from] SearchError),
+    /// The solver cannot be made as asked (hash, threads, memory).
+    #[error(transparent)]
+    Solve(#[from] crate::solve::SolveError),
     /// A search could not be run (its thread could not start, or failed).
     #[error(transparent)]
     Searcher(#[from] crate::engine::AsyncError),

@@ -11,6 +11,7 @@ mod error;
 pub mod match_cmd;
 pub mod perft;
 pub mod play;
+pub mod solve;
 
 pub use error::{CliError, ValueError};
 
@@ -61,6 +62,13 @@ enum Command {
     /// with their scores before and after and marks for inaccuracies,
     /// mistakes and blunders, then a summary per side.
     Analyze(analyze::AnalyzeArgs),
+    /// Prove a position won, drawn or lost for the side to move
+    ///
+    /// Proof-number search (df-pn) until the position is solved, --time or
+    /// --nodes runs out, or Ctrl-C. Prints the board, the proving line and
+    /// last `result win|draw|loss|unknown for x|o in N` (N plies to the end
+    /// along the line).
+    Solve(solve::SolveArgs),
     /// Play a game against the engine in the terminal
     ///
     /// Type moves like e5; also undo, hint, board, help and quit. Works
@@ -264,6 +272,7 @@ pub fn main() -> ExitCode {
         None => crate::protocol::run_stdio(cli.game, cli.log.as_deref()).map_err(CliError::from),
         Some(_) if cli.log.is_some() => Err(CliError::LogWithCommand),
         Some(Command::Analyze(args)) => analyze::main(&args),
+        Some(Command::Solve(args)) => solve::main(&args),
         Some(Command::Play(args)) => match args.game {
             GameKind::Uttt => play::<Position>(&args),
             GameKind::Super15 => play::<crate::super15::Position>(&args),

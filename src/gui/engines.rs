@@ -178,8 +178,22 @@ impl Drop for Worker {
 /// other's tree is freed).
 #[derive(Default)]
 struct Ultimo {
-    uttt: Option<Box<AsyncSearcher<rules::Position>>>,
-    super15: Option<Box<AsyncSearcher<super15::Position>>>,
+    uttt: Option<Slot<rules::Position>>,
+    super15: Option<Slot<super15::Position>>,
+}
+
+/// Ultimo's searcher for a game, with its number of threads.
+type Slot<G> = (Box<AsyncSearcher<G>>, usize);
+
+/// The threads for `task`: one for the whole-game review, which must give
+/// the same marks on every run and the same as `ultimo analyze --review
+/// --threads 1` (a tree shared by several threads is searched in another
+/// order each time), every core for the rest.
+fn threads_for(task: &Task) -> usize {
+    match task {
+        Task::Scan { .. } => 1,
+        _ => cores().min(MAX_THREADS),
+    }
 }
 
 /// An engine, once started.
@@ -225,11 +239,13 @@ fn work(
         let result = match (b, &job.line) {
             (Backend::Ultimo(u), AnyLine::Uttt(line)) => {
                 u.super15 = None;
-                searcher(&mut u.uttt).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.uttt, threads_for(&job.task))
+                    .and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::Ultimo(u), AnyLine::Super15(line)) => {
                 u.uttt = None;
-                searcher(&mut u.super15).and_then(|s| ultimo_job(s, line, &job.task, &ctx))
+                searcher(&mut u.super15, threads_for(&job.task))
+                    .and_then(|s| ultimo_job(s, line, &job.task, &ctx))
             }
             (Backend::External(engine, game), line) => switch_game(engine, game, line.game())
                 .and_then(
@@ -260,16 +276,21 @@ fn start(choice: &EngineChoice) -> Result<Backend, Failure> {
     }
 }
 
-/// Ultimo's searcher in `slot`, made when there is none.
+/// Ultimo's searcher in `slot` with `threads` threads, made when there is
+/// none or it has another number of threads.
 fn searcher<G: GuiGame>(
-    slot: &mut Option<Box<AsyncSearcher<G>>>,
+    slot: &mut Option<Slot<G>>,
+    threads: usize,
 ) -> Result<&mut AsyncSearcher<G>, Failure> {
+    if slot.as_ref().is_some_and(|(_, t)| *t != threads) {
+        *slot = None;
+    }
     if slot.is_none() {
         // The built-in net, where the game has one, with the engine's own
         // settings for it (`Eval net`).
         let setup = Setup::new(
             Options {
-                threads: cores().min(MAX_THREADS),
+                threads,
                 hash_mb: ULTIMO_HASH_MB,
                 move_overhead: ULTIMO_MOVE_OVERHEAD,
                 ..Options::default()
@@ -279,9 +300,10 @@ fn searcher<G: GuiGame>(
         let fail = |e: &dyn std::fmt::Display| Failure::Start(e.to_string());
         let net = setup.load_net::<G>().map_err(|e| fail(&e))?;
         let s = AsyncSearcher::new(&setup, net.as_ref(), G::startpos()).map_err(|e| fail(&e))?;
-        *slot = Some(Box::new(s));
+        *slot = Some((Box::new(s), threads));
     }
-    slot.as_deref_mut()
+    slot.as_mut()
+        .map(|(s, _)| &mut **s)
         .ok_or_else(|| Failure::Start("no searcher".into()))
 }
 
@@ -526,9 +548,9 @@ fn ultimo_analysis<G: GuiGame>(
     Ok(())
 }
 
-/// Ultimo reviews the game `line` as `ultimo analyze --review` does
-/// ([`review::review`]: every position from a fresh tree, `nodes`
-/// iterations each), sending each position's evaluation and best move as
+/// Ultimo reviews the game `line` as `ultimo analyze --review --threads 1`
+/// does ([`review::review`]: every position from a fresh tree, `nodes`
+/// iterations each, one thread: see [`threads_for`]), sending each position's evaluation and best move as
 /// it is found; the session judges the moves with the review's rules.
 fn ultimo_scan<G: GuiGame>(
     searcher: &mut AsyncSearcher<G>,
@@ -540,14 +562,25 @@ fn ultimo_scan<G: GuiGame>(
         nodes: Some(nodes),
         ..Limits::default()
     };
+    let mut solver = review::proof_solver().map_err(|e| Failure::Start(e.to_string()))?;
     let work = |s: &mut Searcher<G>, control: &Control| {
-        review::review(s, line.start, &line.moves, 0, &limits, control, &mut |p| {
-            let point = ScanPoint {
-                eval: p.found.eval,
-                best: p.found.best.map(|m| m.to_string()),
-            };
-            ctx.send(Update::ScanPoint(p.index, point));
-        })
+        let solver = Some(&mut solver);
+        review::review(
+            s,
+            solver,
+            line.start,
+            &line.moves,
+            0,
+            &limits,
+            control,
+            &mut |p| {
+                let point = ScanPoint {
+                    eval: p.found.eval,
+                    best: p.found.best.map(|m| m.to_string()),
+                };
+                ctx.send(Update::ScanPoint(p.index, point));
+            },
+        )
     };
     let reviewed = searcher
         .run_with(work, &|| ctx.cancelled())
@@ -734,10 +767,18 @@ impl Heard {
     }
 
     /// The analysis so far, when there is news and it is due (every
-    /// [`INFO_INTERVAL`], or at once when every line has come).
-    fn due(&mut self, fen: &str, name: &str, started: Instant) -> Option<AnalysisView> {
-        let due =
-            self.last_sent.elapsed() >= INFO_INTERVAL || self.lines.iter().all(Option::is_some);
+    /// [`INFO_INTERVAL`], at once when every line has come, or when the
+    /// search has `ended`, so that its last lines are not lost).
+    fn due(
+        &mut self,
+        fen: &str,
+        name: &str,
+        started: Instant,
+        ended: bool,
+    ) -> Option<AnalysisView> {
+        let due = ended
+            || self.last_sent.elapsed() >= INFO_INTERVAL
+            || self.lines.iter().all(Option::is_some);
         if !self.fresh || !due {
             return None;
         }
@@ -783,7 +824,7 @@ fn external_job<G: GuiGame>(
     loop {
         let got = engine.wait_for(POLL, &never, |l| heard.take::<G>(l, side));
         if limit.is_none()
-            && let Some(view) = heard.due(&fen, ctx.name, started)
+            && let Some(view) = heard.due(&fen, ctx.name, started, got.is_ok())
         {
             ctx.send(Update::Info(view));
         }

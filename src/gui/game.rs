@@ -11,7 +11,7 @@ use crate::engine::NetGame;
 use crate::game::{GameKind, Notation, Outcome, Player};
 use crate::{rules, super15};
 
-use super::GuiError;
+use super::{GuiError, IllegalMove};
 
 /// A Super 1 al 5 piece, for the page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -58,7 +58,7 @@ pub enum BoardView {
 }
 
 /// What the page needs of a game beyond what a match needs.
-pub trait GuiGame: ArenaGame + NetGame {
+pub trait GuiGame: ArenaGame + NetGame + std::hash::Hash {
     /// Cells of the heat map.
     const HEAT_CELLS: usize;
     /// The heat-map cell of a move.
@@ -67,6 +67,8 @@ pub trait GuiGame: ArenaGame + NetGame {
     fn board(&self, last: Option<Self::Move>) -> BoardView;
     /// Why `text` is no move (the text shortened).
     fn not_a_move(text: &str) -> String;
+    /// The rules' reason against a move, as the server reports it.
+    fn illegal(reason: Self::PlayError) -> IllegalMove;
     /// The game of either kind.
     fn wrap(line: Line<Self>) -> AnyLine;
 }
@@ -133,6 +135,10 @@ impl GuiGame for rules::Position {
         format!("'{}' is not a cell", crate::quote::shorten(text))
     }
 
+    fn illegal(reason: rules::PlayError) -> IllegalMove {
+        IllegalMove::Uttt(reason)
+    }
+
     fn wrap(line: Line<Self>) -> AnyLine {
         AnyLine::Uttt(line)
     }
@@ -175,6 +181,10 @@ impl GuiGame for super15::Position {
             Err(e) => e.to_string(),
             Ok(_) => format!("'{}' is a move", crate::quote::shorten(text)),
         }
+    }
+
+    fn illegal(reason: super15::PlayError) -> IllegalMove {
+        IllegalMove::Super15(reason)
     }
 
     fn wrap(line: Line<Self>) -> AnyLine {
@@ -221,11 +231,13 @@ impl<G: GuiGame> Line<G> {
     /// Plays the move `text` after `ply` moves, dropping the moves after
     /// them; on an error nothing changes.
     pub fn play(&mut self, ply: usize, text: &str) -> Result<Played, GuiError> {
-        let mv = G::parse_move(text).map_err(|_| GuiError::Illegal(G::not_a_move(text)))?;
+        let mv = G::parse_move(text).map_err(|_| GuiError::NotAMove(G::not_a_move(text)))?;
         let mut pos = self.position_at(ply);
         let mover = pos.side_to_move();
-        pos.try_play(mv)
-            .map_err(|e| GuiError::Illegal(format!("{mv}: {e}")))?;
+        pos.try_play(mv).map_err(|e| GuiError::Illegal {
+            mv: mv.to_string(),
+            reason: G::illegal(e),
+        })?;
         self.moves.truncate(ply);
         self.moves.push(mv);
         Ok(Played {
@@ -389,7 +401,7 @@ impl AnyLine {
         fn check<G: GuiGame>(text: &str) -> Result<(), GuiError> {
             G::parse_move(text)
                 .map(|_| ())
-                .map_err(|_| GuiError::Illegal(G::not_a_move(text)))
+                .map_err(|_| GuiError::NotAMove(G::not_a_move(text)))
         }
         match self {
             AnyLine::Uttt(_) => check::<rules::Position>(text),

@@ -7,6 +7,10 @@
 //! server-sent events (`GET /events`, the whole [`session::View`] as JSON
 //! on every change) and commands (`POST /api`, JSON, see
 //! [`session::Command`]). One game is shared by every page that is open.
+//! A command is answered `{"ok": true}`, or `{"ok": false, "error": why}`
+//! when the game refuses it (status 200 both: the page shows the reason);
+//! a request that is no command at all (not JSON, too long, from another
+//! site) gets a 4xx status with `{"error": why}`.
 //!
 //! Safety: engines come only from the command line; the page can never
 //! name a program. Requests whose `Host` is not the server's own address,
@@ -19,6 +23,7 @@ pub mod engines;
 pub mod game;
 pub mod http;
 pub mod session;
+pub mod solve;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -39,9 +44,36 @@ use session::{ANALYSIS, Command, SEATS, Session};
 /// Why the GUI failed, or a command from the page was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum GuiError {
-    /// The move cannot be played (the rules' reason).
+    /// The move breaks the rules in the position shown.
+    #[error("{mv}: {reason}")]
+    Illegal {
+        /// The move.
+        mv: String,
+        /// The rules' reason.
+        #[source]
+        reason: IllegalMove,
+    },
+    /// The text is no move of the game played (the reason, e.g. `'zz' is
+    /// not a cell`).
     #[error("{0}")]
-    Illegal(String),
+    NotAMove(String),
+    /// The command cannot be carried out in the game as it stands.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// A number the page sent lies outside what the server accepts.
+    #[error("{what} must be {min} to {max}{unit} (not {value})")]
+    OutOfRange {
+        /// What the number is, e.g. `nodes`.
+        what: &'static str,
+        /// Its unit after the numbers (e.g. ` ms`), or nothing.
+        unit: &'static str,
+        /// The number sent.
+        value: u64,
+        /// The least accepted.
+        min: u64,
+        /// The most accepted.
+        max: u64,
+    },
     /// The page sent something the server does not accept.
     #[error("{0}")]
     BadRequest(String),
@@ -49,12 +81,13 @@ pub enum GuiError {
     #[error("{0}")]
     Forbidden(String),
     /// The server could not listen.
-    #[error("cannot listen on {addr}: {why}")]
+    #[error("cannot listen on {addr}: {source}")]
     Listen {
         /// The address.
         addr: String,
         /// Why.
-        why: String,
+        #[source]
+        source: std::io::Error,
     },
     /// `--host` names an address other machines could reach: the page has
     /// no login, and browsers elsewhere would send a `Host` the server
@@ -84,6 +117,54 @@ fn pgn_message(e: &PgnError) -> String {
         true => format!("line {}: {}", e.line, e.problem),
         false => e.to_string(),
     }
+}
+
+/// Why a move breaks the rules, in the game it was played in.
+#[derive(Debug, thiserror::Error)]
+pub enum IllegalMove {
+    /// Ultimate Tic-Tac-Toe's reason.
+    #[error(transparent)]
+    Uttt(#[from] crate::rules::PlayError),
+    /// Super 1 al 5's reason.
+    #[error(transparent)]
+    Super15(#[from] crate::super15::PlayError),
+}
+
+/// A command the game as it stands does not allow.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The game is over (by the rules, a resignation or an agreed draw).
+    #[error("the game is over")]
+    GameOver,
+    /// A person's move where an engine is to move.
+    #[error("it is the engine's turn ({0} to move)")]
+    EnginesTurn(Player),
+    /// Take back at the start.
+    #[error("nothing to take back")]
+    NothingToTakeBack,
+    /// An answer to a draw offer nobody made.
+    #[error("no draw is offered")]
+    NoDrawOffered,
+    /// Resignation between engines.
+    #[error("engines do not resign here")]
+    EnginesDoNotResign,
+    /// A draw offer between engines.
+    #[error("engines do not agree draws here")]
+    EnginesDoNotAgreeDraws,
+    /// A ply past the end of the game.
+    #[error("ply {ply} is past the end of the game ({moves} moves)")]
+    PastTheEnd {
+        /// The ply asked for.
+        ply: usize,
+        /// The game's moves.
+        moves: usize,
+    },
+    /// An engine number the server does not have.
+    #[error("there is no engine {0}")]
+    NoEngine(usize),
+    /// A seat number the server does not have.
+    #[error("there is no seat {0}")]
+    NoSeat(usize),
 }
 
 /// `ultimo gui`'s command line.
@@ -163,13 +244,16 @@ impl Gui {
             names.push(spec.name.clone());
             choices.push(EngineChoice::External(spec));
         }
-        let addr = format!("{}:{}", args.host, args.port);
-        let listen = |e: std::io::Error| GuiError::Listen {
-            addr: addr.clone(),
-            why: e.to_string(),
+        let addr = match args.host.as_str() {
+            "::1" => format!("[::1]:{}", args.port),
+            host => format!("{host}:{}", args.port),
         };
-        let server = Server::bind(&addr).map_err(listen)?;
-        let local = server.local_addr().map_err(listen)?;
+        let listen_error = |source| GuiError::Listen {
+            addr: addr.clone(),
+            source,
+        };
+        let server = Server::bind(&addr).map_err(listen_error)?;
+        let local = server.local_addr().map_err(listen_error)?;
         let port = local.port();
         let mut hosts = vec![
             format!("127.0.0.1:{port}"),
@@ -492,7 +576,20 @@ fn handle(shared: &Shared, request: Request) {
             let (status, body) = command(shared, &request);
             json_reply(status, &body)
         }
-        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api") => {
+        ("POST", "/solve") if !is_json(&request) => {
+            error_reply(415, "commands must be application/json")
+        }
+        ("POST", "/solve") => {
+            let (game, fen) = {
+                let s = shared.lock();
+                (s.line().game(), s.shown_fen())
+            };
+            match solve::solve(game, &fen, solve::SOLVE_TIME) {
+                Ok(v) => json_reply(200, &v),
+                Err(e) => error_reply(400, &e.to_string()),
+            }
+        }
+        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api" | "/solve") => {
             error_reply(405, "method not allowed")
         }
         _ => error_reply(404, "not found"),
@@ -501,11 +598,16 @@ fn handle(shared: &Shared, request: Request) {
 }
 
 /// Carries out a `POST /api` command: status and JSON reply.
-fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
-    let json = request
+/// Whether the request's body is JSON (which a cross-site form cannot
+/// send without the browser asking first).
+fn is_json(request: &Request) -> bool {
+    request
         .header("content-type")
-        .is_some_and(|t| t.trim_start().starts_with("application/json"));
-    if !json {
+        .is_some_and(|t| t.trim_start().starts_with("application/json"))
+}
+
+fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
+    if !is_json(request) {
         return (
             415,
             serde_json::json!({ "error": "commands must be application/json" }),
@@ -540,9 +642,15 @@ fn run_command(shared: &Shared, body: &str) -> (u16, serde_json::Value) {
         command => shared.lock().command(command),
     };
     shared.changed.notify_all();
+    // A command understood but refused (an illegal move, a bad set-up) is
+    // an answer, not a failed request: 200 with the reason, which the page
+    // shows, so that the browser logs no error for a person's mistake.
     match result {
         Ok(()) => (200, serde_json::json!({ "ok": true })),
-        Err(e) => (400, serde_json::json!({ "error": e.to_string() })),
+        Err(e) => (
+            200,
+            serde_json::json!({ "ok": false, "error": e.to_string() }),
+        ),
     }
 }
 
@@ -654,12 +762,73 @@ mod tests {
             .recv_timeout(Duration::from_secs(120))
             .expect("the load waited for the session");
         drop(held);
-        assert_eq!(status, 400);
+        // Refused: an answer (200) with the reason.
+        assert_eq!((status, &reply["ok"]), (200, &serde_json::json!(false)));
         let error = reply["error"].as_str().unwrap_or_default();
         assert!(
             error.starts_with(&format!("line {}: ", lines + 3)),
             "{error}"
         );
+    }
+
+    #[test]
+    fn errors_carry_their_causes() {
+        use crate::rules::PlayError;
+        // An illegal move: the rules' own reason.
+        let mut line = game::Line::<crate::rules::Position>::new();
+        assert!(line.play(0, "e5").is_ok());
+        let err = line.play(1, "a1").err();
+        assert!(
+            matches!(
+                err,
+                Some(GuiError::Illegal {
+                    reason: IllegalMove::Uttt(PlayError::WrongBoard { expected: 4 }),
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        // Out of range: the value and the bounds.
+        let mut s = Session::new(vec!["Ultimo".into()]);
+        let lines = Command::Analysis {
+            on: true,
+            multipv: 12,
+            engine: 0,
+        };
+        let err = s.apply(lines, Duration::ZERO).err();
+        assert!(
+            matches!(
+                err,
+                Some(GuiError::OutOfRange {
+                    value: 12,
+                    min: 1,
+                    max: 9,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.map(|e| e.to_string()).unwrap_or_default(),
+            "lines must be 1 to 9 (not 12)"
+        );
+        // Listening: the system's error.
+        let Ok(taken) = std::net::TcpListener::bind("127.0.0.1:0") else {
+            return; // no loopback here
+        };
+        let port = taken.local_addr().map(|a| a.port()).unwrap_or(0);
+        let args = GuiArgs {
+            port,
+            host: "127.0.0.1".into(),
+            engines: Vec::new(),
+            open: false,
+        };
+        match Gui::bind(&args).err() {
+            Some(GuiError::Listen { source, .. }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::AddrInUse)
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -14,8 +14,8 @@ use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
 use crate::{review, rules, super15};
 
-use super::GuiError;
 use super::game::{AnyLine, BoardView, GuiGame, Line, each};
+use super::{GuiError, Refusal};
 
 /// The engine seats: who plays x, who plays o, who analyses the position
 /// shown, and who analyses the whole game.
@@ -330,10 +330,10 @@ const MOVETIME_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
 const NODES: std::ops::RangeInclusive<u64> = 1..=1_000_000_000;
 /// The shortest and longest clock, in milliseconds.
 const CLOCK_MS: std::ops::RangeInclusive<u64> = 100..=36_000_000;
-/// The longest increment, in milliseconds.
-const MAX_INCREMENT_MS: u64 = 600_000;
+/// The shortest and longest increment, in milliseconds.
+const INCREMENT_MS: std::ops::RangeInclusive<u64> = 0..=600_000;
 /// The fewest and most lines of analysis.
-const MULTIPV: std::ops::RangeInclusive<usize> = 1..=9;
+const MULTIPV: std::ops::RangeInclusive<u64> = 1..=9;
 /// Thinking per move in a new session, in milliseconds.
 const DEFAULT_MOVETIME_MS: u64 = 1000;
 /// Lines of analysis in a new session (and when the page does not say).
@@ -398,19 +398,37 @@ fn outcome_name(o: Outcome) -> &'static str {
 
 /// An error unless `limit` is within the page's bounds.
 fn check_limit(limit: MoveLimit) -> Result<(), GuiError> {
-    let why = match limit {
+    match limit {
         MoveLimit::Movetime { ms } if !MOVETIME_MS.contains(&ms) => {
-            "the time per move must be 10 ms to 1 hour"
+            Err(out_of_range("the time per move", " ms", ms, &MOVETIME_MS))
         }
-        MoveLimit::Nodes { nodes } if !NODES.contains(&nodes) => "nodes must be 1 to 1000000000",
-        MoveLimit::Clock { base_ms, inc_ms }
-            if !CLOCK_MS.contains(&base_ms) || inc_ms > MAX_INCREMENT_MS =>
-        {
-            "the clock must be 0.1 s to 10 hours, the increment at most 10 minutes"
+        MoveLimit::Nodes { nodes } if !NODES.contains(&nodes) => {
+            Err(out_of_range("nodes", "", nodes, &NODES))
         }
-        _ => return Ok(()),
-    };
-    Err(GuiError::BadRequest(why.into()))
+        MoveLimit::Clock { base_ms, .. } if !CLOCK_MS.contains(&base_ms) => {
+            Err(out_of_range("the clock", " ms", base_ms, &CLOCK_MS))
+        }
+        MoveLimit::Clock { inc_ms, .. } if !INCREMENT_MS.contains(&inc_ms) => {
+            Err(out_of_range("the increment", " ms", inc_ms, &INCREMENT_MS))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `value` refused for lying outside `range`.
+fn out_of_range(
+    what: &'static str,
+    unit: &'static str,
+    value: u64,
+    range: &std::ops::RangeInclusive<u64>,
+) -> GuiError {
+    GuiError::OutOfRange {
+        what,
+        unit,
+        value,
+        min: *range.start(),
+        max: *range.end(),
+    }
 }
 
 /// Shortens echoed input to 40 characters.
@@ -629,7 +647,7 @@ impl Session {
     /// An error when the game cannot go on (it is over, or resigned).
     fn check_open(&self) -> Result<(), GuiError> {
         match self.end_outcome() {
-            Some(_) => Err(GuiError::Illegal("the game is over".into())),
+            Some(_) => Err(Refusal::GameOver.into()),
             None => Ok(()),
         }
     }
@@ -641,7 +659,7 @@ impl Session {
         let side = match self.mode {
             Mode::Hve => self.human,
             Mode::Hvh => self.line.side_at(self.line.len()),
-            Mode::Eve => return Err(GuiError::Illegal("engines do not resign here".into())),
+            Mode::Eve => return Err(Refusal::EnginesDoNotResign.into()),
         };
         self.ending = Some(Ending::Resigned(side));
         self.draw_offer = None;
@@ -655,7 +673,7 @@ impl Session {
         self.check_open()?;
         let side = self.line.side_at(self.line.len());
         match (self.mode, accept, self.draw_offer) {
-            (Mode::Eve, ..) => Err(GuiError::Illegal("engines do not agree draws here".into())),
+            (Mode::Eve, ..) => Err(Refusal::EnginesDoNotAgreeDraws.into()),
             (Mode::Hve, _, _) => {
                 // The engine's last word on the game: its last move's score.
                 let engine_side = self.human.opponent();
@@ -682,7 +700,7 @@ impl Session {
                 self.say(format!("{side} offers a draw"));
                 Ok(())
             }
-            (Mode::Hvh, Some(_), None) => Err(GuiError::Illegal("no draw is offered".into())),
+            (Mode::Hvh, Some(_), None) => Err(Refusal::NoDrawOffered.into()),
             (Mode::Hvh, Some(yes), Some(by)) => {
                 self.draw_offer = None;
                 if yes {
@@ -746,8 +764,9 @@ impl Session {
             *left = left.saturating_sub(took.as_millis() as u64) + inc_ms;
         }
         self.status = match played.outcome {
-            Some(Outcome::Win(p)) => format!("{mv}: {p} wins"),
-            Some(Outcome::Draw) => format!("{mv}: the game is drawn"),
+            // The status line says the result already ("Game over: x wins").
+            Some(Outcome::Win(_)) => format!("the winning move: {mv}"),
+            Some(Outcome::Draw) => format!("the last move: {mv}"),
             None => String::new(),
         };
         self.changed();
@@ -831,9 +850,7 @@ impl Session {
         if self.cursor == self.line.len() {
             let side = self.line.side_at(self.cursor);
             if self.engine_plays(side) && !self.shown_over() {
-                return Err(GuiError::Illegal(format!(
-                    "it is the engine's turn ({side} to move)"
-                )));
+                return Err(Refusal::EnginesTurn(side).into());
             }
         }
         self.play(mv, took, Annotation::default())
@@ -851,10 +868,11 @@ impl Session {
     /// Shows the position after `ply` moves.
     fn goto(&mut self, ply: usize) -> Result<(), GuiError> {
         if ply > self.line.len() {
-            return Err(GuiError::BadRequest(format!(
-                "ply {ply} is past the end of the game ({} moves)",
-                self.line.len()
-            )));
+            return Err(Refusal::PastTheEnd {
+                ply,
+                moves: self.line.len(),
+            }
+            .into());
         }
         self.cursor = ply;
         self.live = None;
@@ -867,7 +885,7 @@ impl Session {
     /// last move between people).
     fn undo(&mut self) -> Result<(), GuiError> {
         if self.cursor == 0 {
-            return Err(GuiError::Illegal("nothing to take back".into()));
+            return Err(Refusal::NothingToTakeBack.into());
         }
         let mut ply = self.cursor - 1;
         if self.mode == Mode::Hve {
@@ -923,12 +941,9 @@ impl Session {
 
     /// Analysis on or off, with `multipv` lines, by `engine`.
     fn set_analysis(&mut self, on: bool, multipv: usize, engine: usize) -> Result<(), GuiError> {
-        if !MULTIPV.contains(&multipv) {
-            return Err(GuiError::BadRequest(format!(
-                "lines must be {} to {}",
-                MULTIPV.start(),
-                MULTIPV.end()
-            )));
+        let lines = u64::try_from(multipv).unwrap_or(u64::MAX);
+        if !MULTIPV.contains(&lines) {
+            return Err(out_of_range("lines", "", lines, &MULTIPV));
         }
         self.check_engine(engine)?;
         self.analysis = on;
@@ -945,7 +960,7 @@ impl Session {
     /// Restarts a seat's engine after an error.
     fn restart(&mut self, seat: usize) -> Result<(), GuiError> {
         let Some(s) = self.seats.get_mut(seat) else {
-            return Err(GuiError::BadRequest(format!("there is no seat {seat}")));
+            return Err(Refusal::NoSeat(seat).into());
         };
         s.error = None;
         self.say("engine restarted");
@@ -956,7 +971,7 @@ impl Session {
     fn check_engine(&self, engine: usize) -> Result<(), GuiError> {
         match engine < self.engines.len() {
             true => Ok(()),
-            false => Err(GuiError::BadRequest(format!("there is no engine {engine}"))),
+            false => Err(Refusal::NoEngine(engine).into()),
         }
     }
 

@@ -84,6 +84,9 @@ pub struct Go<M = crate::rules::Move> {
     pub ponder: bool,
     /// Moves to consider (all when empty).
     pub searchmoves: Vec<M>,
+    /// Prove the position won, drawn or lost with the proof-number solver
+    /// instead of searching.
+    pub solve: bool,
 }
 
 /// How a number in `go` is read, for its error message.
@@ -336,6 +339,11 @@ fn parse_go<G: Notation>(rest: &[&str], current: &G) -> Result<Go<G::Move>, Comm
                 i += 1;
                 continue;
             }
+            "solve" => {
+                go.solve = true;
+                i += 1;
+                continue;
+            }
             "searchmoves" => {
                 let moves = &rest[i + 1..];
                 if moves.is_empty() {
@@ -459,6 +467,11 @@ mod tests {
             panic!()
         };
         assert!(g.ponder);
+        assert_eq!(g.movetime, Some(Duration::from_millis(100)));
+        let Command::Go(g) = ok("go solve movetime 100") else {
+            panic!()
+        };
+        assert!(g.solve && !g.infinite);
         assert_eq!(g.movetime, Some(Duration::from_millis(100)));
         assert_eq!(ok("go"), Command::Go(Go::default()));
     }

@@ -12,6 +12,9 @@ pub mod command;
 pub mod input;
 pub mod options;
 pub mod riddles;
+mod solve;
+
+pub use solve::GoSolveError;
 
 use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
@@ -93,6 +96,9 @@ pub enum ProtocolError<G: Notation = Position> {
         /// Why.
         source: io::Error,
     },
+    /// `go solve` cannot start.
+    #[error(transparent)]
+    Solve(#[from] GoSolveError),
     /// `setoption name Game` with a name that is no game.
     #[error("setoption: Game must be one of {names}, got '{0}'", names = game_names())]
     UnknownGame(String),
@@ -251,13 +257,15 @@ fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
 
 /// The protocol's state between lines, for one game: the position, the
 /// options, the net and the searcher (its searches run in the background).
-pub struct Server<G: Board + NetGame = Position> {
+pub struct Server<G: Board + NetGame + std::hash::Hash = Position> {
     out: Output,
     pos: G,
     options: EngineOptions,
     /// The game's net, if it has one.
     net: Option<LoadedNet<G>>,
     searcher: AsyncSearcher<G>,
+    /// The proof-number solver of `go solve`, and its running solve.
+    solver: solve::SolveThread,
     /// The game `setoption name Game` asked for.
     switch: Option<GameKind>,
     /// The moves drawn with the RandomMove option since the start or the
@@ -266,7 +274,7 @@ pub struct Server<G: Board + NetGame = Position> {
     random_draws: u64,
 }
 
-impl<G: Board + NetGame> Server<G> {
+impl<G: Board + NetGame + std::hash::Hash> Server<G> {
     /// A server at the start position with default options.
     pub fn new(out: Output) -> Result<Server<G>, ProtocolError> {
         Server::with_options(out, EngineOptions::default())
@@ -296,6 +304,7 @@ impl<G: Board + NetGame> Server<G> {
             options,
             net,
             searcher,
+            solver: solve::SolveThread::default(),
             switch: None,
             random_draws: 0,
         })
@@ -343,9 +352,21 @@ impl<G: Board + NetGame> Server<G> {
     /// Stops any search and waits for it (it still writes its `bestmove`,
     /// so that every `go` gets one).
     fn quit(&mut self) {
+        self.solver.stop();
+        self.finish_solve();
         self.searcher.stop();
         let waited = self.searcher.wait();
         self.recover(waited);
+    }
+
+    /// Waits for a solve that finished or was told to stop; after a
+    /// solver's thread that failed, says so (the next solve starts
+    /// afresh).
+    fn finish_solve(&mut self) {
+        if !self.solver.wait() {
+            self.out
+                .error("internal error: the solver failed; its table reset");
+        }
     }
 
     /// After a search thread that failed: says so and starts over with a
@@ -363,9 +384,10 @@ impl<G: Board + NetGame> Server<G> {
     /// The searcher for a command that needs it: waits for a search that
     /// was told to stop; refuses while one is still running.
     fn idle_searcher(&mut self, what: &'static str) -> Result<&mut Searcher<G>, ProtocolError<G>> {
-        if self.searcher.is_searching() {
+        if self.searcher.is_searching() || self.solver.is_running() {
             return Err(ProtocolError::Busy(what));
         }
+        self.finish_solve();
         let waited = self.searcher.wait();
         self.recover(waited);
         Ok(self.searcher.idle()?)
@@ -382,6 +404,7 @@ impl<G: Board + NetGame> Server<G> {
             Command::NewGame => {
                 let pos = self.pos;
                 self.idle_searcher("ucinewgame")?.clear(pos);
+                self.solver.clear();
                 // A new game draws the same random moves as a fresh engine.
                 self.random_draws = 0;
             }
@@ -390,7 +413,10 @@ impl<G: Board + NetGame> Server<G> {
                 self.pos = pos;
             }
             Command::Go(go) => self.go(go)?,
-            Command::Stop => self.searcher.stop(),
+            Command::Stop => {
+                self.searcher.stop();
+                self.solver.stop();
+            }
             Command::PonderHit => {
                 if !self.searcher.ponderhit() {
                     return Err(ProtocolError::NotPondering);
@@ -490,6 +516,7 @@ impl<G: Board + NetGame> Server<G> {
         if action == options::Action::ClearHash {
             let pos = self.pos;
             self.idle_searcher("setoption")?.clear(pos);
+            self.solver.clear();
         }
         Ok(())
     }
@@ -527,8 +554,23 @@ impl<G: Board + NetGame> Server<G> {
     /// `go`: a search in the background that writes its `info` lines and
     /// its `bestmove`, or with RandomMove a random move at once.
     fn go(&mut self, go: Go<G::Move>) -> Result<(), ProtocolError<G>> {
-        if self.searcher.is_searching() {
+        let since = std::time::Instant::now();
+        if self.searcher.is_searching() || self.solver.is_running() {
             return Err(ProtocolError::AlreadySearching);
+        }
+        if go.solve {
+            let side = self.pos.side_to_move();
+            let limits = solve::limits(&go, side, self.options.setup.search.move_overhead)?;
+            self.idle_searcher("go")?;
+            let format = InfoFormat {
+                multipv: 1,
+                show_wdl: self.options.show_wdl,
+            };
+            let hash = self.options.setup.search.hash_mb;
+            let out = self.out.clone();
+            self.solver
+                .start(self.pos, limits, since, hash, format, out)?;
+            return Ok(());
         }
         if go.ponder && !self.options.ponder {
             return Err(ProtocolError::PonderOff);

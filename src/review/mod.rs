@@ -24,6 +24,11 @@
 //! | `?`  | mistake    | >= 0.20   | `$2`    |
 //! | `??` | blunder    | >= 0.30   | `$4`    |
 //!
+//! A position the search does not prove is handed to the proof-number
+//! solver ([`crate::solve`]) for a small budget of nodes
+//! ([`PROOF_NODES`]), when the caller gives one: what it proves counts as
+//! the search's proofs do.
+//!
 //! Scores are written as the protocol writes them, from the mover's view:
 //! `cp N` from the expected score (`400 log10(E / (1 - E))`), `mate N` for
 //! a proven win in N own moves, `mate -N` for a proven loss.
@@ -34,6 +39,7 @@ mod text;
 pub use annotate::{annotate, comment, new_game};
 pub use text::{json, legend, report_json, summary_lines, table};
 
+use std::hash::Hash;
 use std::time::Duration;
 
 use thiserror::Error;
@@ -41,6 +47,44 @@ use thiserror::Error;
 use crate::display::score::centipawns;
 use crate::game::{Game, Outcome, Player, Verdict};
 use crate::search::{Control, Limits, Proven, Report, Searcher};
+use crate::solve::{self, Solver};
+
+/// The solver's budget for a position the search did not prove: about a
+/// tenth of a second.
+pub const PROOF_NODES: u64 = 100_000;
+
+/// A solver's proof: the proven result and its line.
+pub type Proof<M> = (Proven, Vec<M>);
+
+/// The solver's table for the proofs of a review or an analysis, in MiB.
+pub const PROOF_HASH_MB: usize = 16;
+
+/// A solver for the proofs of a review or an analysis: a table of
+/// [`PROOF_HASH_MB`] MiB, the rest default.
+pub fn proof_solver() -> Result<Solver, solve::SolveError> {
+    Solver::new(&solve::Options {
+        hash_mb: PROOF_HASH_MB,
+        ..solve::Options::default()
+    })
+}
+
+/// Tries to prove `pos` with `solver` within [`PROOF_NODES`] (or until
+/// `control` stops): the proven result for its side to move and its
+/// proving line, or `None`.
+pub fn prove<G: Game + Hash>(
+    solver: &mut Solver,
+    pos: &G,
+    control: &Control,
+) -> Option<Proof<G::Move>> {
+    let limits = solve::Limits {
+        nodes: Some(PROOF_NODES),
+        time: None,
+    };
+    let s = solver.solve(pos, &limits, control, &mut |_| {});
+    let verdict = s.verdict?;
+    let plies = s.plies.unwrap_or(s.pv.len() as u32);
+    Some((Proven { verdict, plies }, s.pv))
+}
 
 /// The drops in winning chances (from -1 to 1) that earn a mark.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -360,11 +404,16 @@ pub struct Progress<'a, M> {
 /// players did not choose). `progress` hears about each position once
 /// searched.
 ///
+/// With a `solver`, a position the search does not prove gets
+/// [`prove`]'s try.
+///
 /// When `control` is stopped (e.g. Ctrl-C) the review ends early: the
 /// moves whose both positions were searched in full are judged and
 /// [`Review::complete`] is `false`.
-pub fn review<G: Game>(
+#[allow(clippy::too_many_arguments)]
+pub fn review<G: Game + Hash>(
     searcher: &mut Searcher<G>,
+    mut solver: Option<&mut Solver>,
     start: G,
     moves: &[G::Move],
     book: usize,
@@ -374,7 +423,22 @@ pub fn review<G: Game>(
 ) -> Result<Review<G>, ReviewError> {
     // All positions first: nothing is searched for a game with a bad move.
     let positions = replay(start, moves)?;
-    let found = search_all(searcher, &positions, limits, control, progress);
+    let total = positions.len();
+    let mut found = Vec::with_capacity(total);
+    for (index, pos) in positions.iter().enumerate() {
+        if control.is_stopped() {
+            break;
+        }
+        let Some(review) = search_one(searcher, solver.as_deref_mut(), pos, limits, control) else {
+            break;
+        };
+        progress(Progress {
+            index,
+            total,
+            found: &review,
+        });
+        found.push(review);
+    }
     let thresholds = THRESHOLDS;
     let judged = found.len().saturating_sub(1);
     let reviews = (0..judged)
@@ -414,39 +478,13 @@ fn replay<G: Game>(start: G, moves: &[G::Move]) -> Result<Vec<G>, ReviewError> {
     Ok(positions)
 }
 
-/// The searches of `positions` in order, each reported to `progress`,
-/// until the first that `control` cuts short (or that finds no line).
-fn search_all<G: Game>(
-    searcher: &mut Searcher<G>,
-    positions: &[G],
-    limits: &Limits,
-    control: &Control,
-    progress: &mut dyn FnMut(Progress<'_, G::Move>),
-) -> Vec<PositionReview<G::Move>> {
-    let total = positions.len();
-    let mut found = Vec::with_capacity(total);
-    for (index, pos) in positions.iter().enumerate() {
-        if control.is_stopped() {
-            break;
-        }
-        let Some(review) = search_one(searcher, pos, limits, control) else {
-            break;
-        };
-        progress(Progress {
-            index,
-            total,
-            found: &review,
-        });
-        found.push(review);
-    }
-    found
-}
-
 /// What a full search of `pos` from a fresh tree finds (a finished
-/// position's result without a search); `None` when `control` cut the
-/// search short or it found no line.
-fn search_one<G: Game>(
+/// position's result without a search), proven by `solver` where the
+/// search did not prove it; `None` when `control` cut the search short or
+/// it found no line.
+fn search_one<G: Game + Hash>(
     searcher: &mut Searcher<G>,
+    solver: Option<&mut Solver>,
     pos: &G,
     limits: &Limits,
     control: &Control,
@@ -467,7 +505,13 @@ fn search_one<G: Game>(
         // Cut short: not a full search of this position.
         return None;
     }
-    let eval = Eval::of_report(&report)?;
+    let mut eval = Eval::of_report(&report)?;
+    if let Some(solver) = solver.filter(|_| eval.proven.is_none()) {
+        eval.proven = prove(solver, pos, control).map(|(p, _)| p);
+        if control.is_stopped() {
+            return None;
+        }
+    }
     Some(PositionReview {
         eval,
         best: report.best_move(),

@@ -43,6 +43,7 @@ fn planted_with_book(book: usize) -> Review<Position> {
     let mut heard = Vec::new();
     let review = review(
         &mut searcher(start),
+        None,
         start,
         &moves(&PLANTED_MOVES),
         book,
@@ -227,6 +228,7 @@ fn an_illegal_move_is_refused_before_any_search() {
     let mut heard = 0;
     let err = review(
         &mut searcher(start),
+        None,
         start,
         &moves(&["e5", "a1"]),
         0,
@@ -253,6 +255,7 @@ fn a_stopped_review_judges_nothing_it_did_not_search() {
     control.stop();
     let r = review(
         &mut searcher(start),
+        None,
         start,
         &moves(&["e5", "e4"]),
         0,
@@ -277,6 +280,7 @@ fn reviews_super15_games_too() {
     let reply = next.legal_moves()[0];
     let r = review(
         &mut searcher(start),
+        None,
         start,
         &[game, reply],
         0,
@@ -344,4 +348,39 @@ fn book_moves_are_shown_but_not_judged() {
     assert_eq!(game.moves[4].comment.as_deref(), Some("book"));
     assert!(game.moves[4].nags.is_empty());
     assert_eq!(game.moves[5].comment.as_deref(), Some("+M1"));
+}
+
+#[test]
+fn the_solver_proves_what_a_short_search_does_not() {
+    // Lost for o in 8 plies (exhaustive search agrees); 30 iterations do
+    // not prove it, the solver does, and the review says so.
+    let start: Position =
+        "xx1oox1xo/1oxoxo1o1/1oo1x1o2/1ox2xoxo/2oo1x1ox/xx1x1x1oo/ooxx2xxx/1o1oxx1ox/xxxoo3o o 27 b1"
+            .parse()
+            .unwrap();
+    let mv = start.legal_moves()[0];
+    let run = |solver: Option<&mut crate::solve::Solver>| {
+        review(
+            &mut searcher(start),
+            solver,
+            start,
+            &[mv],
+            0,
+            &nodes(30),
+            &Control::new(),
+            &mut |_| {},
+        )
+        .unwrap()
+    };
+    let alone = run(None);
+    assert_eq!(alone.moves[0].before.proven, None);
+    let mut solver = crate::solve::Solver::new(&crate::solve::Options {
+        hash_mb: 4,
+        ..Default::default()
+    })
+    .unwrap();
+    let proved = run(Some(&mut solver));
+    let p = proved.moves[0].before.proven.expect("proven by the solver");
+    assert_eq!((p.verdict, p.plies), (Verdict::Loss, 8));
+    assert_eq!(proved.moves[0].before.score(), Score::Mate(-4));
 }

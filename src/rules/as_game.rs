@@ -51,11 +51,17 @@ impl Game for Position {
     fn winning_move(&self) -> Option<Move> {
         Position::winning_move(self)
     }
+
+    #[inline]
+    fn may_win(&self, player: Player) -> bool {
+        Position::may_win(self, player)
+    }
 }
 
 /// The rules of CodinGame's referee: a drawn big board goes to the player
 /// with more small boards won (still a draw when they won as many).
-/// Everything else is [`Position`]'s.
+/// Everything else is [`Position`]'s, except [`Game::may_win`]: a drawn
+/// board can be a win here, so it keeps the default.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct BoardCountTiebreak(pub Position);
 

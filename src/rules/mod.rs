@@ -380,7 +380,7 @@ impl fmt::Debug for MoveList {
 /// The marks and won boards are kept relative to the side to move (`us`,
 /// `them`) and swapped after each move: no field is indexed by player, so a
 /// copy in a playout loop lives in registers.
-#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Position {
     /// The marks of the side to move.
     us: u128,
@@ -408,6 +408,19 @@ pub struct Position {
 impl Default for Position {
     fn default() -> Self {
         Position::startpos()
+    }
+}
+
+/// The marks, the side to move, the board to play and the status: not the
+/// last move, which matters only through the board to play, so positions
+/// reached by different last moves that send to the same
+/// board (or anywhere) hash alike, so that the solver's table shares them.
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The marks decide the boards won and closed.
+        self.us.hash(state);
+        self.them.hash(state);
+        state.write_u32(self.side as u32 | (self.target as u32) << 8 | (self.status as u32) << 16);
     }
 }
 
@@ -698,6 +711,30 @@ impl Position {
         None
     }
 
+    /// Whether `player` may still win: some line of the big board holds
+    /// only boards `player` has won and open boards with a line free of the
+    /// other side's marks. `false` is a proof that `player` cannot win
+    /// (`true` is no proof of anything).
+    #[inline]
+    pub fn may_win(&self, player: Player) -> bool {
+        match self.outcome() {
+            Some(Outcome::Win(p)) => return p == player,
+            Some(Outcome::Draw) => return false,
+            None => {}
+        }
+        let theirs = self.marks(player.opponent());
+        let mut boards = self.won_boards(player);
+        let mut open = !self.closed & 0x1ff;
+        while open != 0 {
+            let b = open.trailing_zeros() as usize;
+            open &= open - 1;
+            if is_line(!board_bits(theirs, b)) {
+                boards |= 1 << b;
+            }
+        }
+        is_line(boards)
+    }
+
     /// A uniformly random legal move, or `None` when the game is over.
     #[inline(always)]
     pub fn random_move<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Move> {
@@ -900,6 +937,37 @@ mod tests {
         let pos = Position::from_parts([x, o], Player::X, Some(mv("h1")));
         assert_eq!(pos.target_board(), Some(7));
         assert_eq!(pos.winning_move(), None);
+    }
+
+    #[test]
+    fn may_win_is_sound() {
+        // Along random games, a side said unable to win never wins, from
+        // that position or any later one (each checked by many endings).
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(9);
+        let mut ruled_out = 0;
+        for _ in 0..300 {
+            let mut pos = Position::startpos();
+            while !pos.is_over() {
+                for p in [Player::X, Player::O] {
+                    if !pos.may_win(p) {
+                        ruled_out += 1;
+                        for _ in 0..20 {
+                            let end = pos.random_playout(&mut rng);
+                            assert_ne!(end.outcome(), Some(Outcome::Win(p)), "{pos}");
+                        }
+                    }
+                }
+                pos.random_step(&mut rng);
+            }
+            let winner = match pos.outcome() {
+                Some(Outcome::Win(w)) => Some(w),
+                _ => None,
+            };
+            for p in [Player::X, Player::O] {
+                assert_eq!(pos.may_win(p), winner == Some(p));
+            }
+        }
+        assert!(ruled_out > 500, "{ruled_out}");
     }
 
     #[test]

@@ -211,3 +211,17 @@ pub fn wait_state(
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A fake UGI engine (a shell script): answers the handshake; on `go` it
+/// does what `on_go` says ($n counts the `go`s).
+pub fn fake_engine(name: &str, on_go: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-engines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.sh"));
+    let script = format!(
+        "n=0\nwhile read -r c rest; do\n case $c in\n  ugi) echo 'id name {name}'; echo ugiok;;\n  \
+         isready) echo readyok;;\n  go) n=$((n+1)); {on_go};;\n  quit) exit 0;;\n esac\ndone\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    format!("cmd=sh arg={} name={name}", path.display())
+}

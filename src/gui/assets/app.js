@@ -141,37 +141,44 @@ function drawWinLine(s) {
   el("line", { x1: a[0] - dx, y1: a[1] - dy, x2: z[0] + dx, y2: z[1] + dy, class: "winline " + s.outcome, "data-winline": line.join("") }, layers.win);
 }
 
-// The best move of the live analysis: in Super 1 al 5 an arrow from the
-// piece's cell to its destination; in Ultimate Tic-Tac-Toe, where a move
-// has no origin, a ring on the cell (an arrow from the last move read as
-// if a mark had moved).
+// The best move of the live analysis as an arrow: in Super 1 al 5 from
+// the piece's cell to its destination; in Ultimate Tic-Tac-Toe, where a
+// move has no origin, from the last move (the cell that sends the side to
+// move to its board) to the reply, or, with no last move, a short arrow
+// pointing at the cell from its upper left (inside the board at an edge).
 function drawArrow(s) {
   layers.arrow.replaceChildren();
   const live = s.analysis ? currentLive(s) : null;
   if (!live || !live.lines.length || s.outcome) return;
   const mv = live.lines[0].mv;
-  let from, to;
+  let from, to, fromName;
   if (s.game === "super15") {
     const idx = (n) => S_FILES.indexOf(n[0]) + 10 * (parseInt(n.slice(1), 10) - 1);
     from = [sqX(idx(mv.slice(0, 2))) + 5, sqY(idx(mv.slice(0, 2))) + 5];
     to = [sqX(idx(mv.slice(2))) + 5, sqY(idx(mv.slice(2))) + 5];
+    fromName = mv.slice(0, 2);
   } else {
     const i = FILES.indexOf(mv[0]) + 9 * (9 - parseInt(mv.slice(1), 10));
     to = [(i % 9) * 10 + 5, Math.floor(i / 9) * 10 + 5];
-    from = to;
+    if (s.last !== null && s.last !== undefined && s.last !== i) {
+      from = [(s.last % 9) * 10 + 5, Math.floor(s.last / 9) * 10 + 5];
+      fromName = cellName(s.last);
+    } else {
+      // From the upper left, or from inside the board at its edges.
+      from = [to[0] + (to[0] < 10 ? 9.5 : -9.5), to[1] + (to[1] < 10 ? 9.5 : -9.5)];
+      fromName = "";
+    }
   }
-  const g = el("g", { class: "best-arrow", "data-move": mv }, layers.arrow);
+  const g = el("g", { class: "best-arrow", "data-move": mv, "data-from": fromName }, layers.arrow);
   const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
   const len = Math.hypot(dx, dy);
-  if (len < 1) {
-    el("circle", { cx: to[0], cy: to[1], r: 3.6, class: "ring" }, g);
-    el("circle", { cx: to[0], cy: to[1], r: 1.2 }, g);
-    return;
-  }
   const [ux, uy] = [dx / len, dy / len];
-  // From the edge of the moving piece, so that its number stays readable.
-  from = [from[0] + ux * 4.2, from[1] + uy * 4.2];
-  const tip = [to[0] - ux * 1.5, to[1] - uy * 1.5];
+  // From the edge of the piece or mark it starts at, which stays readable.
+  if (fromName) from = [from[0] + ux * 4.2, from[1] + uy * 4.2];
+  // Short of a piece it takes; into a free cell (Ultimate Tic-Tac-Toe),
+  // past its centre, so that a move to the next cell still shows a shaft.
+  const reach = s.game === "super15" ? -1.5 : 1.5;
+  const tip = [to[0] + ux * reach, to[1] + uy * reach];
   const base = [tip[0] - ux * 4, tip[1] - uy * 4];
   el("line", { x1: from[0], y1: from[1], x2: base[0], y2: base[1] }, g);
   el("polygon", { points: `${tip[0]},${tip[1]} ${base[0] - uy * 2.5},${base[1] + ux * 2.5} ${base[0] + uy * 2.5},${base[1] - ux * 2.5}` }, g);
@@ -469,10 +476,12 @@ function drawMoves(s) {
     }
     item.addEventListener("click", () => api({ cmd: "goto", ply: k + 1 }));
   });
-  // Scroll the list only (not the page) to the current move.
+  // Scroll the list only (not the page) to the current move, about the
+  // middle, with a whole row at the top (none cut in half).
   const cur = box.querySelector(".current");
   if (cur && (cur.offsetTop < box.scrollTop || cur.offsetTop > box.scrollTop + box.clientHeight - cur.offsetHeight)) {
-    box.scrollTop = cur.offsetTop - box.clientHeight / 2;
+    const want = cur.offsetTop - box.clientHeight / 2;
+    box.scrollTop = [...box.children].reduce((top, c) => (c.offsetTop <= want ? Math.max(top, c.offsetTop) : top), 0);
   }
   // The per-side summary, as `ultimo analyze --review` prints it.
   const sum = $("summary");
@@ -606,7 +615,7 @@ function drawControls(s) {
   const offered = s.mode === "hvh" && !!s.draw_offer && !s.result;
   $("accept-draw").hidden = $("decline-draw").hidden = !offered;
   $("end-row").hidden = s.mode === "eve";
-  $("move-input").placeholder = s.game === "super15" ? "type a move, e.g. e2e3, and Enter" : "type a move, e.g. e5, and Enter";
+  $("move-input").placeholder = s.game === "super15" ? "move, e.g. e2e3 + Enter" : "move, e.g. e5 + Enter";
   if (document.activeElement !== $("fen")) $("fen").value = s.fen;
   $("scan").disabled = s.scanning || !s.moves.length;
   $("scan").textContent = s.scanning ? "Analysing…" : "Analyse game";
@@ -635,11 +644,44 @@ function turnText(s) {
   return s.mode === "hve" ? `Your move (${mover})` : `${mover} to move`;
 }
 
+// --- Solve: the proof-number solver on the position shown -----------------
+
+// The FEN the result shown is for; the result goes when the position changes.
+let solvedFen = null;
+
+async function solve() {
+  const fen = state && state.fen;
+  $("solve").disabled = true;
+  $("solve").textContent = "Solving…";
+  $("solve-info").textContent = "";
+  try {
+    const r = await fetch("/solve", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    const body = await r.json();
+    if (body.error) say(body.error, true);
+    else if (state && state.fen === fen) {
+      solvedFen = fen;
+      $("solve-info").textContent = body.pv.length ? `${body.text}: ${body.pv.join(" ")}` : body.text;
+    }
+  } catch (e) {
+    say("the server cannot be reached", true);
+  }
+  $("solve").disabled = false;
+  $("solve").textContent = "Solve";
+}
+
 function statusText(s) {
   return s.status ? `${turnText(s)} — ${s.status}` : turnText(s);
 }
 
 function render(s) {
+  if (solvedFen !== null && s.fen !== solvedFen) {
+    solvedFen = null;
+    $("solve-info").textContent = "";
+  }
   // An update sent before the last step was answered would move the cursor
   // back; keep the local one until every step has been answered.
   if (pendingSteps > 0 && state) s.cursor = state.cursor;
@@ -807,7 +849,8 @@ function wire() {
   $("analysis").addEventListener("change", (e) => sendAnalysis(e.target.checked));
   $("multipv").addEventListener("change", () => sendAnalysis(true));
   $("ana-engine").addEventListener("change", () => sendAnalysis(true));
-  $("heat").addEventListener("change", () => state && drawBoard(state));
+  // The board and the analysis panel (the heat map's note) at once.
+  $("heat").addEventListener("change", () => { if (state) { drawBoard(state); drawAnalysis(state); } });
   $("first").addEventListener("click", () => goto(0));
   $("prev").addEventListener("click", () => state && goto(state.cursor - 1));
   $("next").addEventListener("click", () => state && goto(state.cursor + 1));
@@ -815,6 +858,7 @@ function wire() {
   $("undo").addEventListener("click", () => api({ cmd: "undo" }));
   $("new").addEventListener("click", () => api({ cmd: "new" }));
   $("scan").addEventListener("click", () => api({ cmd: "scan" }));
+  $("solve").addEventListener("click", solve);
   $("setup").addEventListener("click", () => api({ cmd: "setup", fen: $("setup-fen").value, moves: $("setup-moves").value }));
   $("copy").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText(state.fen); say("FEN copied"); }
