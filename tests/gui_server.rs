@@ -635,3 +635,147 @@ fn a_closed_event_stream_frees_its_slot() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// A request head past the server's 16 KiB is answered 431 at once, after
+/// no more than the cap was kept (hostile input round 2, G1). Before, the
+/// whole header line was read into memory: 256 MiB of it took the server
+/// past 500 MB.
+#[test]
+fn an_overlong_request_head_is_refused() {
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.clone();
+    let mut stream = TcpStream::connect(&a).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let host = a.clone();
+    // 1 MiB in one header, then the head's end; the server may close
+    // before all is written.
+    let sender = std::thread::spawn(move || {
+        let _ = write!(writer, "GET /state HTTP/1.1\r\nHost: {host}\r\nX-Big: ");
+        for _ in 0..16 {
+            let _ = writer.write_all(&[b'a'; 64 * 1024]);
+        }
+        let _ = writer.write_all(b"\r\n\r\n");
+    });
+    let mut reader = BufReader::new(&mut stream);
+    let (status, _) = gui_common::read_head(&mut reader);
+    assert_eq!(status, 431, "a 1 MiB header");
+    let _ = sender.join();
+    // A head just under the cap is served.
+    let filler = "b".repeat(15_000);
+    let r = request(
+        &a,
+        "GET",
+        "/state",
+        &[("Host", a.as_str()), ("X-Filler", &filler)],
+        b"",
+    );
+    assert_eq!(r.status, 200);
+}
+
+/// With few file descriptors and hundreds of idle connections held open,
+/// the server keeps serving (hostile input round 2, G2): connections are
+/// bounded, an idle one is closed to make room, and an error in accepting
+/// is reported, not the end. Before, the server exited with status 0
+/// once out of descriptors.
+#[cfg(unix)]
+#[test]
+fn idle_connections_do_not_stop_the_server() {
+    let mut gui = GuiProcess::start_with_fds(40);
+    let a = gui.addr.clone();
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        match TcpStream::connect(&a) {
+            Ok(s) => held.push(s),
+            Err(_) => break,
+        }
+    }
+    assert_eq!(
+        gui.child.try_wait().unwrap(),
+        None,
+        "the server ended after {} connections",
+        held.len()
+    );
+    // Served while the idle connections are still open on this side.
+    let r = get(&a, "/state");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(held.len(), 300);
+    let (status, _, _) = open_events(&a);
+    assert_eq!(status, 200);
+    assert_eq!(gui.child.try_wait().unwrap(), None);
+}
+
+/// Whether process `pid` is running (it exists and is not a zombie).
+#[cfg(target_os = "linux")]
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z')
+        })
+        .unwrap_or(false)
+}
+
+/// SIGTERM or Ctrl-C (SIGINT) to the GUI kills its outside engines and
+/// what they started (hostile input round 2, G3). Before, the engines ran
+/// on in process groups of their own, which the signal did not reach.
+#[cfg(target_os = "linux")]
+#[test]
+fn signals_end_the_engines_with_the_gui() {
+    for (signal, status) in [("TERM", 143), ("INT", 130)] {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-engines");
+        std::fs::create_dir_all(&dir).unwrap();
+        let pids = dir.join(format!("pids-{signal}"));
+        let _ = std::fs::remove_file(&pids);
+        let engine = fake_engine(
+            &format!("starts-{signal}"),
+            &format!(
+                "sleep 300 >/dev/null 2>&1 & echo $! >> '{p}'; echo $$ >> '{p}'; echo 'bestmove e4'",
+                p = pids.display()
+            ),
+        );
+        let mut gui = GuiProcess::start(&["--engine", &engine]);
+        let a = gui.addr.clone();
+        api(
+            &a,
+            r#"{"cmd":"mode","mode":"hve","human":"x","o":1,"limit":{"kind":"movetime","ms":100}}"#,
+        );
+        api(&a, r#"{"cmd":"play","mv":"e5"}"#);
+        wait_state(&a, 30, "the engine's move", |s| {
+            s["moves"].as_array().unwrap().len() == 2
+        });
+        let pids = std::fs::read_to_string(&pids).unwrap();
+        let pids: Vec<&str> = pids.split_whitespace().collect();
+        assert_eq!(pids.len(), 2, "{pids:?}");
+        assert!(pids.iter().all(|p| running(p)), "{pids:?}");
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(gui.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let exit = loop {
+            if let Some(exit) = gui.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the GUI did not end on SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(exit.code(), Some(status), "SIG{signal}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while pids.iter().any(|p| running(p)) {
+            assert!(
+                Instant::now() < deadline,
+                "SIG{signal}: engine processes {pids:?} outlived the GUI"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}

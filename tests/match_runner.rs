@@ -374,6 +374,53 @@ fn merge_names_a_file_given_twice() {
     );
 }
 
+/// File names from outside are printed with their control characters
+/// escaped, in the summary and in errors, and very long ones by their ends
+/// (hostile input round 2, P3). Before, a file named with an escape
+/// sequence reached the terminal raw.
+#[cfg(unix)]
+#[test]
+fn file_names_reach_the_terminal_escaped() {
+    let record = TempFile::new("evil\x1b]0;pwned\x07.pgn");
+    std::fs::write(
+        record.path(),
+        "[Round \"1\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n\
+         [Termination \"abandoned\"]\n[Pair \"1\"]\n\n1. e5 {x crashed} 0-1\n",
+    )
+    .unwrap();
+    let escaped = record
+        .name()
+        .replace('\x1b', "\\u{1b}")
+        .replace('\x07', "\\u{7}");
+    let out = success(&ultimo_match(&["--replay", record.name()]));
+    assert!(!out.contains(['\x1b', '\x07']), "{out:?}");
+    assert!(
+        out.contains(&format!(
+            "record      {escaped}: 1 games, every move legal\n"
+        )),
+        "{out}"
+    );
+    let missing = format!("{}-gone.pgn", record.name());
+    let err = failure(&ultimo_match(&["--replay", &missing]));
+    assert!(!err.contains(['\x1b', '\x07']), "{err:?}");
+    assert!(
+        err.starts_with(&format!("error: cannot read {escaped}-gone.pgn: ")),
+        "{err}"
+    );
+    // A name of 3000 characters: its start and end.
+    let long = format!("/nowhere/{}/end.pgn", "d".repeat(3000));
+    let err = failure(&ultimo_match(&["--replay", &long]));
+    assert!(err.len() < 300, "{err}");
+    assert!(
+        err.contains(&format!(
+            "/nowhere/{}...{}/end.pgn",
+            "d".repeat(21),
+            "d".repeat(52)
+        )),
+        "{err}"
+    );
+}
+
 /// Long enough for a run that should end at once, even on a loaded machine;
 /// a run still going after it is taken to hang.
 const HANG: Duration = Duration::from_secs(60);

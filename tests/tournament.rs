@@ -321,6 +321,72 @@ fn sharded_and_merged_equals_the_whole_match() {
     let (_, other_events) = rounds(&shards[1]);
     assert!(events.iter().all(|e| e == &events[0]), "{events:?}");
     assert_ne!(events[0], other_events[0]);
+    assert!(
+        merged.contains("\nmerged      every game of the match is there\n"),
+        "{merged}"
+    );
+    merge_refuses_missing_and_foreign_games(&dir, &shards);
+}
+
+/// `--merge` of shards that miss games names them, and refuses unless
+/// `--allow-incomplete` is given; games of another match (another seed,
+/// size or engines) are refused (hostile input round 2, M1). Before, one
+/// shard of two merged with exit 0 as if it were the match.
+fn merge_refuses_missing_and_foreign_games(dir: &TempDir, shards: &[String]) {
+    let text = std::fs::read_to_string(&shards[0]).unwrap();
+    for tag in [
+        "[Games \"12\"]",
+        "[Seed \"5\"]",
+        "[Shard \"1/2\"]",
+        "[Engines \"a b c\"]",
+    ] {
+        assert!(text.contains(tag), "{tag} in {text}");
+    }
+    let missing = "games 3-4, 7-8, 11-12 are missing (no record of shard 2 of 2)";
+    let err = failure(&ultimo_match(&["--merge", &shards[0]]));
+    assert_eq!(
+        err,
+        format!(
+            "error: the records hold 6 of the match's 12 games: {missing}; \
+             merge every shard's record, or give --allow-incomplete\n"
+        )
+    );
+    let out = success(&ultimo_match(&[
+        "--merge",
+        &shards[0],
+        "--allow-incomplete",
+    ]));
+    assert!(
+        out.contains(&format!("\nmerged      6 of 12 games: {missing}\n")),
+        "{out}"
+    );
+    // Shard 2 as if of another match.
+    let other = std::fs::read_to_string(&shards[1]).unwrap();
+    let forged = dir.file("forged.pgn");
+    for (from, to, why) in [
+        ("[Seed \"5\"]", "[Seed \"6\"]", "Seed '6', but '5'"),
+        ("[Games \"12\"]", "[Games \"14\"]", "Games '14', but '12'"),
+        (
+            "[Engines \"a b c\"]",
+            "[Engines \"a b d\"]",
+            "Engines 'a b d', but 'a b c'",
+        ),
+        (
+            "[Shard \"2/2\"]",
+            "[Shard \"2/3\"]",
+            "Shard '2/3', but '1/2'",
+        ),
+        ("[Seed \"5\"]\n", "", "Seed none, but '5'"),
+    ] {
+        std::fs::write(&forged, other.replace(from, to)).unwrap();
+        let err = failure(&ultimo_match(&["--merge", &shards[0], &forged]));
+        assert!(
+            err.starts_with(&format!(
+                "error: {forged}:1: game 3 is of another match: {why} in "
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]

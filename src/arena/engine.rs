@@ -17,6 +17,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::record::MAX_NAME_CHARS;
 use crate::arena::clock::{ClockError, Dialect, TimeControl};
 use crate::quote::shorten;
 
@@ -72,7 +73,11 @@ impl EngineSpec {
                 "cmd" => program = Some(value.to_string()),
                 "arg" => args.push(value.to_string()),
                 "name" if name.is_some() => return Err(bad(SpecProblem::Twice("name"))),
-                "name" if value.contains(|c: char| c == ';' || c.is_whitespace()) => {
+                "name"
+                    if value
+                        .contains(|c: char| c == ';' || c.is_whitespace() || c.is_control())
+                        || value.chars().nth(MAX_NAME_CHARS).is_some() =>
+                {
                     return Err(bad(SpecProblem::BadName));
                 }
                 "name" => name = Some(value.to_string()),
@@ -145,7 +150,9 @@ pub enum SpecProblem {
     #[error("{0}= is given twice")]
     Twice(&'static str),
     /// A name that would break the record's fields.
-    #[error("a name cannot contain ';' or spaces")]
+    #[error(
+        "a name is at most {MAX_NAME_CHARS} characters, without ';', spaces or control characters"
+    )]
     BadName,
     /// A `proto=` other than `ugi` or `uci`.
     #[error("proto must be ugi or uci, got '{0}'")]
@@ -199,7 +206,15 @@ pub fn split_words(text: &str) -> Result<Vec<String>, SpecProblem> {
 fn default_name(program: &str) -> String {
     let file = program.rsplit('/').next().unwrap_or(program);
     let file = if file.is_empty() { "engine" } else { file };
-    file.replace(|c: char| c == ';' || c.is_whitespace(), "_")
+    let name = file.replace(
+        |c: char| c == ';' || c.is_whitespace() || c.is_control(),
+        "_",
+    );
+    // Its end, where a version or a variant usually is.
+    let count = name.chars().count();
+    name.chars()
+        .skip(count.saturating_sub(MAX_NAME_CHARS))
+        .collect()
 }
 
 /// Gives the engines different names: engines whose names are taken from
@@ -249,7 +264,7 @@ pub enum EngineError {
     #[error("sent a line longer than {MAX_LINE} bytes")]
     LineTooLong,
     /// The log file for the engine's standard error cannot be opened.
-    #[error("cannot open the log file {}: {problem}", .path.display())]
+    #[error("cannot open the log file {}: {problem}", crate::quote::path(.path))]
     Log {
         /// The file.
         path: PathBuf,
@@ -385,6 +400,8 @@ impl EngineProcess {
         let mut child = command
             .spawn()
             .map_err(|e| EngineError::Crashed(format!("cannot start '{}': {e}", spec.program)))?;
+        #[cfg(unix)]
+        live_groups().push(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(&mut child);
             let _ = child.wait();
@@ -609,19 +626,59 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// yet: until it is, its process id (the group's id) cannot be reused.
 #[cfg(unix)]
 fn kill_group(child: &mut Child) {
+    let mut live = live_groups();
+    if !kill_group_of(child.id()) {
+        let _ = child.kill();
+    }
+    live.retain(|&pid| pid != child.id());
+}
+
+/// Kills the process group led by `pid` with SIGKILL; whether `pid` could
+/// name one.
+#[cfg(unix)]
+fn kill_group_of(pid: u32) -> bool {
     // The child leads its own group (`process_group(0)`): the group's id is
     // its process id.
-    match libc::pid_t::try_from(child.id()) {
+    match libc::pid_t::try_from(pid) {
         // SAFETY: `kill` takes no pointers; a negative pid names the
         // process group, which is the engine's own.
         Ok(pgid) if pgid > 0 => unsafe {
             libc::kill(-pgid, libc::SIGKILL);
+            true
         },
-        _ => {
-            let _ = child.kill();
-        }
+        _ => false,
     }
 }
+
+/// The engines started and not reaped yet, by process id (each leads its
+/// group): [`kill_group`] removes one before it is reaped, so that no id
+/// here can belong to another process.
+#[cfg(unix)]
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    static LIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+    match LIVE.lock() {
+        Ok(live) => live,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Kills every engine this process started and has not ended yet, with
+/// everything each started (its process group), as [`EngineProcess`]'s
+/// drop does one by one: for a program ending on a signal, whose engines
+/// would otherwise go on running. The engines are reaped by their owners,
+/// or with the program.
+#[cfg(unix)]
+pub fn kill_all_engines() {
+    let mut live = live_groups();
+    for pid in live.drain(..) {
+        kill_group_of(pid);
+    }
+}
+
+/// Kills every engine this process started (where process groups are not
+/// used, each engine is killed by its owner).
+#[cfg(not(unix))]
+pub fn kill_all_engines() {}
 
 /// Kills `child` (there are no process groups to kill here).
 #[cfg(not(unix))]
@@ -743,13 +800,23 @@ mod tests {
 
     #[test]
     fn refuses_bad_engine_specs() {
+        let long_name = format!("cmd=a name={}", "n".repeat(101));
         let cases = [
             ("", "cmd= is missing"),
             ("name=x", "cmd= is missing"),
             ("cmd=a cmd=b", "cmd= is given twice"),
             ("cmd=a name=x name=y", "name= is given twice"),
-            ("cmd=a name=x;y", "cannot contain ';' or spaces"),
-            ("cmd=a \"name=x y\"", "cannot contain ';' or spaces"),
+            (
+                "cmd=a name=x;y",
+                "without ';', spaces or control characters",
+            ),
+            (
+                "cmd=a \"name=x y\"",
+                "without ';', spaces or control characters",
+            ),
+            // Hostile input round 2, P3: a name printed in every summary.
+            ("cmd=a name=\x1b[31mred", "without ';', spaces or control"),
+            (&long_name, "a name is at most 100 characters"),
             ("cmd=a fake.py", "'fake.py' is not key=value"),
             ("cmd=", "'cmd=' has no value"),
             ("cmd=a proto=xboard", "proto must be ugi or uci"),
@@ -773,6 +840,16 @@ mod tests {
             let err = EngineSpec::parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
         }
+    }
+
+    /// A name from the program's path has no control characters and at
+    /// most 100 characters, like a name given (hostile input round 2, P3).
+    #[test]
+    fn default_names_are_names() {
+        let spec = |text: &str| EngineSpec::parse(text).unwrap().name;
+        assert_eq!(spec("cmd=/x/e\x1bv\x07"), "e_v_");
+        let long = format!("cmd=/x/{}-v2", "e".repeat(200));
+        assert_eq!(spec(&long), format!("{}-v2", "e".repeat(97)));
     }
 
     #[test]

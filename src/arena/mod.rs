@@ -138,8 +138,22 @@ pub enum ArenaError {
     #[error(transparent)]
     Sprt(#[from] SprtError),
     /// A record file given twice to `--merge`.
-    #[error("{} is given twice: give each shard's record once", .0.display())]
+    #[error("{} is given twice: give each shard's record once", crate::quote::path(.0))]
     RecordTwice(PathBuf),
+    /// Shards that do not hold every game of their match (`--merge`
+    /// without `--allow-incomplete`).
+    #[error(
+        "the records hold {have} of the match's {games} games: {missing}; \
+         merge every shard's record, or give --allow-incomplete"
+    )]
+    Incomplete {
+        /// The games read.
+        have: u64,
+        /// The match's games.
+        games: u64,
+        /// The game numbers missing, and the shards given none, in words.
+        missing: String,
+    },
     /// A record file that does not read back.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -147,7 +161,7 @@ pub enum ArenaError {
     #[error(transparent)]
     Tally(#[from] TallyError),
     /// A file that cannot be read.
-    #[error("cannot read {}: {problem}", .path.display())]
+    #[error("cannot read {}: {problem}", crate::quote::path(.path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -155,7 +169,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A file that cannot be opened for writing.
-    #[error("cannot open {} for writing: {problem}", .path.display())]
+    #[error("cannot open {} for writing: {problem}", crate::quote::path(.path))]
     Create {
         /// The file.
         path: PathBuf,
@@ -163,7 +177,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A directory that cannot be created.
-    #[error("cannot create {}: {problem}", .path.display())]
+    #[error("cannot create {}: {problem}", crate::quote::path(.path))]
     CreateDir {
         /// The directory.
         path: PathBuf,
@@ -171,7 +185,7 @@ pub enum ArenaError {
         problem: io::Error,
     },
     /// A file that cannot be written.
-    #[error("cannot write to {}: {problem}", .path.display())]
+    #[error("cannot write to {}: {problem}", crate::quote::path(.path))]
     Write {
         /// The file.
         path: PathBuf,

@@ -9,7 +9,7 @@ use super::clock::{self, ClockError, TimeControl};
 use super::engine::{self, EngineSpec};
 use super::game::{GameSettings, GameSetup};
 use super::openings::{self, ArenaGame, OpeningBook, OpeningError};
-use super::record;
+use super::record::{self, MatchId};
 use super::tally::{Sprt, Standings};
 use super::{ArenaError, MAX_CONCURRENCY, MatchConfig, Tournament, read};
 use crate::game::GameKind;
@@ -270,6 +270,20 @@ impl<G: ArenaGame> Plan<G> {
     }
 
     /// Each engine's name and `TimeControl` tag, for the PGN record.
+    /// The tags that tell this match (every shard of it) from others.
+    pub(super) fn match_id(&self) -> MatchId {
+        let names: Vec<&str> = self.specs.iter().map(|s| s.name.as_str()).collect();
+        MatchId {
+            games: Some(self.all_games()),
+            engines: Some(names.join(" ")),
+            seed: match self.openings {
+                OpeningBook::Random { seed, .. } => Some(seed),
+                OpeningBook::List(_) => None,
+            },
+            shard: self.shard.map(|s| (s.k, s.n)),
+        }
+    }
+
     pub(super) fn time_control_tags(&self) -> Vec<(String, String)> {
         self.specs
             .iter()
@@ -386,7 +400,7 @@ fn openings<G: ArenaGame>(args: &MatchConfig) -> Result<(OpeningBook<G>, String)
         (Some(_), Some(_)) => Err(ArenaError::Conflict("--openings", "--random-plies")),
         (_, None) if args.seed.is_some() => Err(ArenaError::Requires("--seed", "--random-plies")),
         (Some(path), None) => {
-            let name = path.display().to_string();
+            let name = crate::quote::name(&path.display().to_string());
             let text = read(path)?;
             let list = openings::parse_openings(&text, &name)?;
             let source = format!("{} from {name}", list.len());
@@ -956,6 +970,7 @@ mod tests {
                 site: "?".into(),
                 date: pgn::UNKNOWN_DATE.into(),
                 time_controls: ["nodes=5".into(), "nodes=5".into()],
+                id: Default::default(),
             };
             // The whole match, its games finished in reverse order.
             let whole = Plan::<crate::rules::Position>::new(&config(None)).unwrap();

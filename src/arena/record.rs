@@ -15,6 +15,10 @@
 //! [Termination "normal"]
 //! [PlyCount "31"]
 //! [Pair "1"]
+//! [Games "100"]
+//! [Engines "base new"]
+//! [Seed "42"]
+//! [Shard "1/8"]
 //!
 //! 1. e5 {book} 1... e4 {book} 2. d1 {+0.12/5 0.010s} c3 {-0.20/5 0.011s} ...
 //! 16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
@@ -39,6 +43,11 @@
 //!   14:05:09.250`), which tells apart the matches appended to one file
 //!   ([`Record::from_games`]); the shards of one match (`--shard`, each
 //!   with its own start) are read together by [`Record::merge`].
+//! - `Games` (the whole match's games, every shard's), `Engines` (in
+//!   `--engine` order), `Seed` (of random openings, if they are) and
+//!   `Shard` (`K/N`, for a shard) tell a match from another: the shards
+//!   [`Record::merge`] reads must agree on them (all but `K`), and
+//!   [`Record::missing`] names the games no shard has.
 //! - The engines are in the order they first play, by `Round`: White then
 //!   Black of the lowest `Round`, then any new one of the next, and so on
 //!   (games finish out of order). That is the `--engine` order of the match:
@@ -132,6 +141,42 @@ pub enum RecordLineError {
         game: u64,
         /// What is wrong with it.
         problem: ValidateError,
+    },
+    /// A `Games`, `Seed` or `Shard` tag that does not read.
+    #[error("{tag} '{text}' is not {expected}")]
+    BadMatchTag {
+        /// The tag.
+        tag: &'static str,
+        /// The value, shortened.
+        text: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// A game of another match than the first game read (`--merge`).
+    #[error(
+        "game {game} is of another match: {tag} {here}, but {there} in {first_file} (game {first_game})"
+    )]
+    OtherMatch {
+        /// The game's number.
+        game: u64,
+        /// The tag that differs.
+        tag: &'static str,
+        /// Its value here (quoted, or `none`).
+        here: String,
+        /// Its value in the first game read.
+        there: String,
+        /// The file of the first game read.
+        first_file: String,
+        /// The first game's number.
+        first_game: u64,
+    },
+    /// A game numbered past the match's `Games`.
+    #[error("game {game} is past the match's {games} games (its Games tag)")]
+    PastTheEnd {
+        /// The game's number.
+        game: u64,
+        /// The match's games.
+        games: u64,
     },
     /// A game number read before.
     #[error("game {game} again (first on line {first_line})")]
@@ -331,6 +376,108 @@ pub struct MatchTags {
     /// one `TimeControl` when they are equal, else `WhiteTimeControl` and
     /// `BlackTimeControl`.
     pub time_controls: [String; 2],
+    /// `Games`, `Engines`, `Seed` and `Shard`: which match this is.
+    pub id: MatchId,
+}
+
+/// What tells the shards of one match from those of another
+/// (`--merge`): tags that every game of a match carries (records written
+/// before them carry none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchId {
+    /// `Games`: the games of the whole match, every shard's.
+    pub games: Option<u64>,
+    /// `Engines`: the match's engines in `--engine` order, separated by
+    /// spaces.
+    pub engines: Option<String>,
+    /// `Seed`: the seed of the random openings, if they are random.
+    pub seed: Option<u64>,
+    /// `Shard`: `K/N`, the share of the match this game's run played.
+    pub shard: Option<(u64, u64)>,
+}
+
+impl MatchId {
+    /// The tags of a game as [`GameRecord::to_pgn`] writes them.
+    fn tags(&self) -> Vec<(&'static str, String)> {
+        let mut tags = Vec::new();
+        if let Some(games) = self.games {
+            tags.push(("Games", games.to_string()));
+        }
+        if let Some(engines) = &self.engines {
+            tags.push(("Engines", engines.clone()));
+        }
+        if let Some(seed) = self.seed {
+            tags.push(("Seed", seed.to_string()));
+        }
+        if let Some((k, n)) = self.shard {
+            tags.push(("Shard", format!("{k}/{n}")));
+        }
+        tags
+    }
+
+    /// The tags of `pgn`.
+    fn from_pgn(pgn: &PgnGame) -> Result<MatchId, RecordLineError> {
+        let bad =
+            |tag: &'static str, text: &str, expected: &'static str| RecordLineError::BadMatchTag {
+                tag,
+                text: shorten(text),
+                expected,
+            };
+        let number = |tag: &'static str| -> Result<Option<u64>, RecordLineError> {
+            pgn.tag(tag)
+                .map(|text| text.parse().map_err(|_| bad(tag, text, "a number")))
+                .transpose()
+        };
+        let games = number("Games")?;
+        if games == Some(0) {
+            return Err(bad("Games", "0", "a positive number"));
+        }
+        let shard = match pgn.tag("Shard") {
+            None => None,
+            Some(text) => {
+                let parsed = text
+                    .split_once('/')
+                    .and_then(|(k, n)| Some((k.parse().ok()?, n.parse().ok()?)));
+                match parsed {
+                    Some((k, n)) if 1 <= k && k <= n => Some((k, n)),
+                    _ => return Err(bad("Shard", text, "K/N with 1 <= K <= N")),
+                }
+            }
+        };
+        Ok(MatchId {
+            games,
+            engines: pgn.tag("Engines").map(str::to_string),
+            seed: number("Seed")?,
+            shard,
+        })
+    }
+
+    /// The first tag in which `self` and `other` are of different
+    /// matches (the shard's `K` may differ, its `N` not): its name and
+    /// both values as an error shows them.
+    fn differs(&self, other: &MatchId) -> Option<(&'static str, String, String)> {
+        fn show<T: fmt::Display>(value: Option<T>) -> String {
+            value.map_or("none".to_string(), |v| {
+                format!("'{}'", shorten(&v.to_string()))
+            })
+        }
+        if self.games != other.games {
+            return Some(("Games", show(self.games), show(other.games)));
+        }
+        if self.engines != other.engines {
+            let (a, b) = (self.engines.as_ref(), other.engines.as_ref());
+            return Some(("Engines", show(a), show(b)));
+        }
+        if self.seed != other.seed {
+            return Some(("Seed", show(self.seed), show(other.seed)));
+        }
+        let shards = |id: &MatchId| id.shard.map(|(_, n)| n);
+        if shards(self) != shards(other) {
+            let show_n = |id: &MatchId| show(id.shard.map(|(k, n)| format!("{k}/{n}")));
+            return Some(("Shard", show_n(self), show_n(other)));
+        }
+        None
+    }
 }
 
 /// The PGN `TimeControl` of a match: `BASE+INC` in seconds for a clock
@@ -448,6 +595,9 @@ impl<G: ArenaGame> GameRecord<G> {
         pgn.set_tag("Termination", self.termination.pgn_tag());
         pgn.set_tag("PlyCount", moves.len().to_string());
         pgn.set_tag("Pair", self.pair.to_string());
+        for (tag, value) in tags.id.tags() {
+            pgn.set_tag(tag, value);
+        }
         pgn
     }
 }
@@ -567,6 +717,35 @@ pub struct Record<G: ArenaGame = Position> {
     pub engines: Vec<String>,
     /// The games in the order they were read.
     pub games: Vec<GameRecord<G>>,
+    /// The match's `Games`, `Engines`, `Seed` and `Shard` tags, the same in
+    /// every game, when read as the shards of one match
+    /// ([`Record::merge`]); the `K` of `Shard` is the first game's.
+    pub id: Option<MatchId>,
+    /// The shards (their `K`) that games came from, in order
+    /// ([`Record::merge`]).
+    pub shards: Vec<u64>,
+}
+
+impl<G: ArenaGame> Record<G> {
+    /// The game numbers of the match (its `Games` tag) that no game read
+    /// has, as ranges `(first, last)`: empty when every game is there, or
+    /// when the match's size is not known.
+    pub fn missing(&self) -> Vec<(u64, u64)> {
+        let Some(total) = self.id.as_ref().and_then(|id| id.games) else {
+            return Vec::new();
+        };
+        let mut numbers: Vec<u64> = self.games.iter().map(|g| g.game).collect();
+        numbers.sort_unstable();
+        let mut missing = Vec::new();
+        let mut next = 1;
+        for n in numbers.into_iter().chain([total + 1]) {
+            if n > next {
+                missing.push((next, n - 1));
+            }
+            next = next.max(n + 1);
+        }
+        missing
+    }
 }
 
 impl<G: ArenaGame + PgnNotation> Record<G> {
@@ -620,6 +799,9 @@ pub struct RecordReader<G: ArenaGame = Position> {
     /// of each pair, by match and number.
     seen_games: FxHashMap<(String, u64), (usize, usize)>,
     pairs: FxHashMap<(String, u64), Vec<usize>>,
+    /// The first game's match tags, file and number (shards of one match).
+    first: Option<(MatchId, String, u64)>,
+    shards: Vec<u64>,
 }
 
 impl<G: ArenaGame + PgnNotation> RecordReader<G> {
@@ -632,6 +814,8 @@ impl<G: ArenaGame + PgnNotation> RecordReader<G> {
             files: Vec::new(),
             seen_games: FxHashMap::default(),
             pairs: FxHashMap::default(),
+            first: None,
+            shards: Vec::new(),
         }
     }
 
@@ -645,6 +829,38 @@ impl<G: ArenaGame + PgnNotation> RecordReader<G> {
         let index = self.files.len().saturating_sub(1);
         let file = self.files.get(index).map_or("", String::as_str);
         let game = GameRecord::<G>::from_pgn(pgn, file)?;
+        let at = |problem| RecordError::Line {
+            file: file.to_string(),
+            line: pgn.line,
+            problem: Box::new(problem),
+        };
+        if self.scope == Scope::Whole {
+            let id = MatchId::from_pgn(pgn).map_err(at)?;
+            match &self.first {
+                None => self.first = Some((id.clone(), file.to_string(), game.game)),
+                Some((first, first_file, first_game)) => {
+                    if let Some((tag, here, there)) = id.differs(first) {
+                        return Err(at(RecordLineError::OtherMatch {
+                            game: game.game,
+                            tag,
+                            here,
+                            there,
+                            first_file: first_file.clone(),
+                            first_game: *first_game,
+                        }));
+                    }
+                }
+            }
+            if let Some(games) = id.games.filter(|&n| game.game > n) {
+                return Err(at(RecordLineError::PastTheEnd {
+                    game: game.game,
+                    games,
+                }));
+            }
+            if let Some((k, _)) = id.shard.filter(|(k, _)| !self.shards.contains(k)) {
+                self.shards.push(k);
+            }
+        }
         let event = match self.scope {
             Scope::Event => pgn.tag("Event").unwrap_or_default().to_string(),
             Scope::Whole => String::new(),
@@ -655,11 +871,7 @@ impl<G: ArenaGame + PgnNotation> RecordReader<G> {
             .seen_games
             .get(&(event.clone(), game.game))
             .map(|&(i, line)| (self.files[i].as_str(), line));
-        check_against(&game, &partners, file, seen).map_err(|problem| RecordError::Line {
-            file: file.to_string(),
-            line: pgn.line,
-            problem: Box::new(problem),
-        })?;
+        check_against(&game, &partners, file, seen).map_err(at)?;
         self.seen_games
             .insert((event, game.game), (index, pgn.line));
         pair.push(self.games.len());
@@ -678,6 +890,8 @@ impl<G: ArenaGame + PgnNotation> RecordReader<G> {
         Ok(Record {
             engines,
             games: self.games,
+            id: self.first.map(|(id, _, _)| id),
+            shards: self.shards,
         })
     }
 }
@@ -788,6 +1002,7 @@ mod tests {
             site: "?".into(),
             date: "2025.01.31".into(),
             time_controls: ["nodes=200".into(), "nodes=200".into()],
+            id: MatchId::default(),
         }
     }
 

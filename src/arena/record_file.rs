@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::ArenaError;
 use super::openings::ArenaGame;
-use super::record::{GameRecord, MatchTags};
+use super::record::{GameRecord, MatchId, MatchTags};
 use crate::pgn;
 
 /// Seconds since 1970 (UTC), for the PGN's dates.
@@ -37,6 +37,7 @@ impl RecordFile {
     pub(super) fn create(
         path: &Path,
         controls: Vec<(String, String)>,
+        id: MatchId,
     ) -> Result<RecordFile, ArenaError> {
         let file = OpenOptions::new()
             .create(true)
@@ -69,6 +70,7 @@ impl RecordFile {
                 site: "?".to_string(),
                 date: pgn::UNKNOWN_DATE.to_string(),
                 time_controls: [String::new(), String::new()],
+                id,
             },
             controls,
         })
@@ -128,7 +130,8 @@ mod tests {
             reason: "x (one) could not be started".into(),
         };
         for _ in 0..2 {
-            let mut file = RecordFile::create(&path, plan.time_control_tags()).unwrap();
+            let mut file =
+                RecordFile::create(&path, plan.time_control_tags(), plan.match_id()).unwrap();
             file.write_game(&game).unwrap();
         }
         let text = std::fs::read_to_string(&path).unwrap();
@@ -146,7 +149,7 @@ mod tests {
         assert_eq!(games.len(), 2);
         let date = games[0].tag("Date").unwrap();
         assert!(date.len() == 10 && date.starts_with("20"), "{date}");
-        let err = RecordFile::create(&dir, plan.time_control_tags())
+        let err = RecordFile::create(&dir, plan.time_control_tags(), plan.match_id())
             .err()
             .unwrap()
             .to_string();
@@ -166,7 +169,8 @@ mod tests {
             ..MatchConfig::default()
         })
         .unwrap();
-        let mut file = RecordFile::create(&path, plan.time_control_tags()).unwrap();
+        let mut file =
+            RecordFile::create(&path, plan.time_control_tags(), plan.match_id()).unwrap();
         // a (its own clock) against b, then b against c (the same nodes).
         let mut game = crashed(&plan, plan.setup(1).unwrap());
         assert_eq!((game.x.as_str(), game.o.as_str()), ("b", "a"));

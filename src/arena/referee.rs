@@ -99,8 +99,10 @@ impl<'a, G: ArenaGame> Referee<'a, G> {
 
     /// Stops the match on an error, which `run` returns at the end.
     pub(super) fn fail(&mut self, error: ArenaError) {
-        self.progress
-            .line(&format!("error: {error}; stopping the match"));
+        self.progress.line(&format!(
+            "error: {}; stopping the match",
+            crate::quote::escape_lines(&error.to_string())
+        ));
         self.error.get_or_insert(error);
         self.stop(Stop::Failed, true);
     }

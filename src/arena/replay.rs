@@ -7,7 +7,7 @@ use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use super::openings::ArenaGame;
-use super::record::{RecordError, RecordReader};
+use super::record::{Record, RecordError, RecordReader};
 use super::tally::{Sprt, Standings};
 use super::{ArenaError, write_json};
 use crate::game::GameKind;
@@ -20,8 +20,13 @@ pub struct ReplayConfig {
     /// The PGN files.
     pub records: Vec<PathBuf>,
     /// Whether the files are the shards of one match (`--merge`): their
-    /// `Event`s may differ, a game number comes once over all of them.
+    /// `Event`s may differ, a game number comes once over all of them,
+    /// and their games must be of one match (`Games`, `Engines`, `Seed`,
+    /// the `N` of `Shard`) and hold all of its games.
     pub merge: bool,
+    /// With `merge`: summarise the games there are when some are missing
+    /// (they are named), instead of refusing.
+    pub allow_incomplete: bool,
     /// The SPRT's settings (ELO0 ELO1 ALPHA BETA), if any.
     pub sprt: Option<Vec<f64>>,
     /// Where to write the summary as JSON, if anywhere.
@@ -34,7 +39,7 @@ pub(super) fn run(config: &ReplayConfig) -> Result<(), ArenaError> {
     let sprt = config.sprt.as_deref().map(Sprt::new).transpose()?;
     let summary = replay(
         &config.records,
-        config.merge,
+        config.merge.then_some(config.allow_incomplete),
         sprt.as_ref(),
         &mut io::stdout().lock(),
     )?;
@@ -45,11 +50,12 @@ pub(super) fn run(config: &ReplayConfig) -> Result<(), ArenaError> {
 }
 
 /// Prints the summary of the games of the PGN files `paths` (one with
-/// `--replay`, or the shards of one match with `merge`) after checking
-/// them, and returns it as JSON. The game is the first game's `Variant`.
+/// `--replay`, or the shards of one match with `merge`, which is whether
+/// missing games are allowed) after checking them, and returns it as JSON.
+/// The game is the first game's `Variant`.
 fn replay(
     paths: &[PathBuf],
-    merge: bool,
+    merge: Option<bool>,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
@@ -79,7 +85,7 @@ fn games_of(path: &Path) -> Result<pgn::Games<'static>, ArenaError> {
     })?;
     Ok(pgn::games(
         BufReader::new(file),
-        &path.display().to_string(),
+        &crate::quote::name(&path.display().to_string()),
     ))
 }
 
@@ -100,22 +106,34 @@ fn given_twice(paths: &[PathBuf]) -> Option<&Path> {
 /// are read one game at a time.
 fn replay_game<G: ArenaGame + PgnNotation>(
     paths: &[PathBuf],
-    merge: bool,
+    merge: Option<bool>,
     sprt: Option<&Sprt>,
     out: &mut impl Write,
 ) -> Result<serde_json::Value, ArenaError> {
-    let mut reader = RecordReader::<G>::new(merge || paths.len() > 1);
+    let mut reader = RecordReader::<G>::new(merge.is_some() || paths.len() > 1);
     let mut counts = Vec::new();
     for path in paths {
-        reader.file(&path.display().to_string());
+        let name = crate::quote::name(&path.display().to_string());
+        reader.file(&name);
         let mut count = 0;
         for game in games_of(path)? {
             reader.add(&game.map_err(RecordError::from)?)?;
             count += 1;
         }
-        counts.push((path.display().to_string(), count));
+        counts.push((name, count));
     }
     let record = reader.finish()?;
+    let missing = record.missing();
+    let total = record.id.as_ref().and_then(|id| id.games);
+    if let (Some(false), Some(games)) = (merge, total)
+        && !missing.is_empty()
+    {
+        return Err(ArenaError::Incomplete {
+            have: record.games.len() as u64,
+            games,
+            missing: missing_text(&missing, &record),
+        });
+    }
     let engines = record.engines.clone();
     if engines.len() > 2 && sprt.is_some() {
         return Err(ArenaError::SprtEngines(engines.len()));
@@ -135,13 +153,64 @@ fn replay_game<G: ArenaGame + PgnNotation>(
         )
         .map_err(ArenaError::Output)?;
     }
+    if merge.is_some() {
+        let line = match total {
+            None => "no Games tag: whether games are missing is not known".to_string(),
+            Some(_) if missing.is_empty() => "every game of the match is there".to_string(),
+            Some(games) => format!(
+                "{} of {games} games: {}",
+                record.games.len(),
+                missing_text(&missing, &record)
+            ),
+        };
+        writeln!(out, "{:<12}{line}", "merged").map_err(ArenaError::Output)?;
+    }
     let names: Vec<&str> = counts.iter().map(|(name, _)| name.as_str()).collect();
     Ok(serde_json::json!({
         "settings": null,
         "records": names,
+        "missing": merge.map(|_| missing),
         "standings": standings.json(sprt),
         "end": null,
     }))
+}
+
+/// The missing game numbers in words (at most ten ranges), and the
+/// shards no game came from, where the games say how many there are.
+fn missing_text<G: ArenaGame>(missing: &[(u64, u64)], record: &Record<G>) -> String {
+    const SHOWN: usize = 10;
+    let count: u64 = missing.iter().map(|(a, b)| b - a + 1).sum();
+    let mut ranges: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| match a == b {
+            true => a.to_string(),
+            false => format!("{a}-{b}"),
+        })
+        .collect();
+    if missing.len() > SHOWN {
+        ranges.push("...".into());
+    }
+    let mut text = match count {
+        1 => format!("game {} is missing", ranges.join(", ")),
+        _ => format!("games {} are missing", ranges.join(", ")),
+    };
+    if let Some((_, n)) = record.id.as_ref().and_then(|id| id.shard) {
+        let absent: Vec<String> = (1..=n.min(100_000))
+            .filter(|k| !record.shards.contains(k))
+            .take(SHOWN)
+            .map(|k| k.to_string())
+            .collect();
+        match absent.len() {
+            0 => {}
+            1 => text.push_str(&format!(" (no record of shard {} of {n})", absent[0])),
+            _ => text.push_str(&format!(
+                " (no record of shards {} of {n})",
+                absent.join(", ")
+            )),
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -157,7 +226,7 @@ mod tests {
             [Termination \"abandoned\"]\n[Pair \"1\"]\n\n1. e5 {x (a) crashed} 0-1\n";
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        replay(std::slice::from_ref(&path), false, None, &mut out).unwrap();
+        replay(std::slice::from_ref(&path), None, None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("games       1: W 0 D 0 L 1"), "{out}");
         assert!(out.contains("faults      a 1 (1 crash), b none"), "{out}");
@@ -166,7 +235,7 @@ mod tests {
             "{out}"
         );
         std::fs::write(&path, "\n[Round \"1\"]\n1. e5 e5 *\n").unwrap();
-        let err = replay(std::slice::from_ref(&path), false, None, &mut Vec::new()).unwrap_err();
+        let err = replay(std::slice::from_ref(&path), None, None, &mut Vec::new()).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -180,7 +249,7 @@ mod tests {
             "{err}"
         );
         std::fs::write(&path, "").unwrap();
-        let err = replay(std::slice::from_ref(&path), false, None, &mut Vec::new())
+        let err = replay(std::slice::from_ref(&path), None, None, &mut Vec::new())
             .unwrap_err()
             .to_string();
         assert!(err.ends_with("games.pgn: no games"), "{err}");
@@ -206,7 +275,7 @@ mod tests {
         std::fs::write(&b, game("shard 2", 3, "p", "r")).unwrap();
         std::fs::write(&c, game("shard 3", 1, "q", "r")).unwrap();
         let mut out = Vec::new();
-        let json = replay(&[b.clone(), a.clone()], true, None, &mut out).unwrap();
+        let json = replay(&[b.clone(), a.clone()], Some(false), None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         // The engines by Round, whatever the order of the files.
         assert!(
@@ -227,7 +296,7 @@ mod tests {
         );
         assert_eq!(json["standings"]["games"], 2);
         assert_eq!(json["records"].as_array().unwrap().len(), 2);
-        let err = replay(&[a.clone(), c.clone()], true, None, &mut Vec::new()).unwrap_err();
+        let err = replay(&[a.clone(), c.clone()], Some(false), None, &mut Vec::new()).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -237,7 +306,13 @@ mod tests {
             )
         );
         let sprt = Sprt::new(&[0.0, 5.0, 0.05, 0.05]).unwrap();
-        let err = replay(&[a.clone(), b.clone()], true, Some(&sprt), &mut Vec::new()).unwrap_err();
+        let err = replay(
+            &[a.clone(), b.clone()],
+            Some(false),
+            Some(&sprt),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         assert_eq!(err.to_string(), "--sprt needs exactly two engines (got 3)");
         // One file of two matches (two Events): --replay takes each game 1
         // as its match's; --merge takes the file as one match.
@@ -245,10 +320,16 @@ mod tests {
         let text = game("match 1", 1, "p", "q") + &game("match 2", 1, "p", "q");
         std::fs::write(&both, text).unwrap();
         let mut out = Vec::new();
-        replay(std::slice::from_ref(&both), false, None, &mut out).unwrap();
+        replay(std::slice::from_ref(&both), None, None, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("games       2: W 0 D 0 L 2"), "{out}");
-        let err = replay(std::slice::from_ref(&both), true, None, &mut Vec::new()).unwrap_err();
+        let err = replay(
+            std::slice::from_ref(&both),
+            Some(false),
+            None,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         assert!(
             err.to_string().contains("game 1 again (first on line 1)"),
             "{err}"
@@ -268,7 +349,7 @@ mod tests {
         for again in [a.clone(), dir.join(".").join("a.pgn")] {
             let err = replay(
                 &[a.clone(), b.clone(), again.clone()],
-                true,
+                Some(false),
                 None,
                 &mut Vec::new(),
             )

@@ -32,7 +32,11 @@ pub(super) fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> 
     }
     check_engines(plan, &flags)?;
     let record = match &plan.record {
-        Some(path) => Some(RecordFile::create(path, plan.time_control_tags())?),
+        Some(path) => Some(RecordFile::create(
+            path,
+            plan.time_control_tags(),
+            plan.match_id(),
+        )?),
         None => None,
     };
     let games_started = AtomicU64::new(0);

@@ -18,10 +18,10 @@ static TERMINATION: AtomicI32 = AtomicI32::new(0);
 #[derive(Debug, thiserror::Error)]
 pub enum SignalError {
     /// Ctrl-C's handler could not be installed.
-    #[error("cannot catch Ctrl-C ({0}): it ends the match at once")]
+    #[error("cannot catch Ctrl-C ({0}): it ends the program at once")]
     CtrlC(ctrlc::Error),
     /// The handler of SIGTERM or SIGHUP could not be installed.
-    #[error("cannot catch {name} ({problem}): it ends the match at once")]
+    #[error("cannot catch {name} ({problem}): it ends the program at once")]
     Termination {
         /// The signal.
         name: &'static str,
@@ -44,6 +44,18 @@ pub fn termination() -> Option<&'static str> {
 /// Whether a signal asks the runner to stop (any Ctrl-C or termination).
 pub fn stop_requested() -> bool {
     interrupts() > 0 || termination().is_some()
+}
+
+/// The exit status of a program that ends because of the signal that
+/// arrived: 128 plus its number (130 for Ctrl-C, 143 for SIGTERM, 129 for
+/// SIGHUP), as a shell reports a program the signal killed; `None` if
+/// none arrived.
+pub fn exit_status() -> Option<i32> {
+    match TERMINATION.load(Ordering::SeqCst) {
+        0 if interrupts() > 0 => Some(130),
+        0 => None,
+        number => Some(128 + number),
+    }
 }
 
 /// The name of termination signal `number`, if it is one.

@@ -134,7 +134,7 @@ pub fn main(args: &AnalyzeArgs) -> Result<(), CliError> {
 /// `--pgn FILE`: the review of one game of a PGN file, of the game its
 /// `Variant` tag names.
 fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
-    let name = file.display().to_string();
+    let name = crate::quote::name(&file.display().to_string());
     let text = std::fs::File::open(file).map_err(|source| CliError::ReadPgn {
         file: file.to_path_buf(),
         source,

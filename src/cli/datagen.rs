@@ -108,7 +108,7 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     let net = run.setup.load_net::<Position>()?;
     let (mut writer, contents) = Writer::open(&args.out, &run.recorded(net.as_ref()))?;
     let mut stderr = std::io::stderr();
-    let file = args.out.display();
+    let file = crate::quote::name(&args.out.display().to_string());
     if contents.settings.is_none() {
         writeln!(
             stderr,
@@ -292,6 +292,7 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     }
     let net = trainer.net(&args.name);
     net.save(&args.out)?;
-    writeln!(out, "wrote {} (net {})", args.out.display(), net.version())?;
+    let file = crate::quote::name(&args.out.display().to_string());
+    writeln!(out, "wrote {file} (net {})", net.version())?;
     Ok(())
 }

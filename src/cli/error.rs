@@ -54,7 +54,7 @@ pub enum CliError {
     #[error(transparent)]
     Review(#[from] crate::review::ReviewError),
     /// The `--pgn` file cannot be read.
-    #[error("cannot read {}: {source}", .file.display())]
+    #[error("cannot read {}: {source}", crate::quote::path(.file))]
     ReadPgn {
         /// The file.
         file: std::path::PathBuf,
@@ -65,7 +65,7 @@ pub enum CliError {
     #[error(transparent)]
     Pgn(#[from] crate::pgn::PgnError),
     /// `--game-number` is past the file's games.
-    #[error("{} has {games} game(s); there is no game {number}", .file.display())]
+    #[error("{} has {games} game(s); there is no game {number}", crate::quote::path(.file))]
     NoSuchGame {
         /// The file.
         file: std::path::PathBuf,
@@ -80,7 +80,7 @@ pub enum CliError {
     )]
     NoMovesToReview,
     /// The `--pgn` game to review has no moves.
-    #[error("game {number} of {} has no moves to review", .file.display())]
+    #[error("game {number} of {} has no moves to review", crate::quote::path(.file))]
     NoMovesInGame {
         /// The file.
         file: std::path::PathBuf,
@@ -88,7 +88,7 @@ pub enum CliError {
         number: usize,
     },
     /// The `--pgnout` file cannot be written.
-    #[error("cannot write {}: {source}", .file.display())]
+    #[error("cannot write {}: {source}", crate::quote::path(.file))]
     WritePgn {
         /// The file.
         file: std::path::PathBuf,
@@ -115,7 +115,7 @@ pub enum CliError {
         source: io::Error,
     },
     /// A file or folder cannot be written.
-    #[error("cannot write to {}: {source}", .path.display())]
+    #[error("cannot write to {}: {source}", crate::quote::path(.path))]
     WriteFile {
         /// The file or folder.
         path: std::path::PathBuf,

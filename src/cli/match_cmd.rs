@@ -54,7 +54,10 @@ Shards (a match spread over many machines):
   in order) has i % N == K - 1, with the same openings, game numbers and
   colours as the whole match; write each shard's games with --pgnout, then
   `ultimo match --merge SHARD1 SHARD2 ..` prints the summary of the whole
-  match, as if one run had played every game. --sprt cannot be sharded.
+  match, as if one run had played every game. --merge refuses games of
+  other matches (their Games, Engines, Seed or shard count differ) and, unless
+  --allow-incomplete is given, shards that miss games (it names them).
+  --sprt cannot be sharded.
 
 Games:
   --game uttt (the default) or --game super15 (Super 1 al 5). For a game
@@ -98,6 +101,7 @@ Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
     [White \"base\"] [Black \"new\"] [Result \"1-0\"]
     [Variant \"Ultimate Tic-Tac-Toe\"] [TimeControl \"nodes=200\"]
     [Termination \"normal\"] [PlyCount \"31\"] [Pair \"1\"]
+    [Games \"100\"] [Engines \"base new\"] [Seed \"42\"] [Shard \"1/8\"]
     1. e5 {book} 1... e4 {book} 2. d1 {+0.12/5 0.010s} c3 {-0.20/5 0.011s} ...
     16. a7 {+M1/3 0.009s, x has three boards in a line} 1-0
   (each tag on a line of its own). White plays x (first), Black o; Event
@@ -110,7 +114,8 @@ Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
   players' limits differ: WhiteTimeControl and BlackTimeControl instead);
   Termination is normal, illegal move, time forfeit or abandoned (an engine
   exited or could not start), and the reason in words ends the last move's
-  comment.
+  comment. Games (the whole match's games), Engines (in --engine order), Seed
+  (of random openings) and Shard (K/N) tell a match's shards from others.
   --replay reads any number of games from one file (several matches too,
   told apart by Event), checks every move with the rules, and prints the
   summary. --merge reads the files of a match's shards as one match, whatever
@@ -211,6 +216,10 @@ pub struct MatchArgs {
         conflicts_with_all = ["engines", "openings", "random_plies", "movetime", "nodes", "tc", "pgnout", "log", "shard", "tournament"]
     )]
     pub merge: Vec<PathBuf>,
+    /// With --merge: summarise the games there are when some are missing
+    /// (they are named) instead of refusing
+    #[arg(long, requires = "merge")]
+    pub allow_incomplete: bool,
     /// Also write the summary (and the settings) as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -223,6 +232,7 @@ impl MatchArgs {
             return MatchCommand::Replay(ReplayConfig {
                 records: vec![record],
                 merge: false,
+                allow_incomplete: false,
                 sprt: self.sprt,
                 json: self.json,
             });
@@ -231,6 +241,7 @@ impl MatchArgs {
             return MatchCommand::Replay(ReplayConfig {
                 records: self.merge,
                 merge: true,
+                allow_incomplete: self.allow_incomplete,
                 sprt: self.sprt,
                 json: self.json,
             });
@@ -352,6 +363,7 @@ mod tests {
             MatchCommand::Replay(ReplayConfig {
                 records: vec!["r.pgn".into()],
                 merge: false,
+                allow_incomplete: false,
                 sprt: Some(vec![0.0, 5.0, 0.05, 0.05]),
                 json: None,
             })
@@ -361,6 +373,7 @@ mod tests {
             MatchCommand::Replay(ReplayConfig {
                 records: vec!["a.pgn".into(), "b.pgn".into()],
                 merge: true,
+                allow_incomplete: false,
                 sprt: None,
                 json: Some("s.json".into()),
             })

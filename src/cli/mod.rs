@@ -314,7 +314,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::quote::escape_lines(&e.to_string()));
             ExitCode::from(2)
         }
     }

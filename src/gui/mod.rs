@@ -2,7 +2,7 @@
 //! UGI/UCI engines, for Ultimate Tic-Tac-Toe and Super 1 al 5 (the page
 //! chooses; see [`game`]).
 //!
-//! A small synchronous HTTP server (`tiny_http`) on loopback serves the
+//! A small synchronous HTTP server ([`http`], bounded) on loopback serves the
 //! page (HTML, CSS and JavaScript compiled into the binary), a stream of
 //! server-sent events (`GET /events`, the whole [`session::View`] as JSON
 //! on every change) and commands (`POST /api`, JSON, see
@@ -21,18 +21,20 @@
 
 pub mod engines;
 pub mod game;
+pub mod http;
 pub mod session;
 pub mod solve;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use http::{Request, Response, Server};
 
-use crate::arena::engine::EngineSpec;
+use crate::arena::engine::{EngineSpec, kill_all_engines};
+use crate::arena::signal;
 use crate::game::Player;
 use crate::pgn::{Annotation, PgnError};
 use engines::{Assignment, EngineChoice, Task, Update, Worker};
@@ -191,8 +193,6 @@ const APP_JS: &str = include_str!("assets/app.js");
 /// Its style.
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
-/// Largest command body accepted (a PGN file to load, escaped as JSON).
-const MAX_BODY: u64 = 2 * 1024 * 1024;
 /// Most event streams at once.
 const MAX_STREAMS: usize = 32;
 /// An event stream with nothing new sends a comment this often, so that a
@@ -224,7 +224,7 @@ impl Shared {
 
 /// A running GUI server.
 pub struct Gui {
-    server: Arc<Server>,
+    server: Server,
     shared: Arc<Shared>,
     addr: SocketAddr,
 }
@@ -252,16 +252,8 @@ impl Gui {
             addr: addr.clone(),
             source,
         };
-        let listener = std::net::TcpListener::bind(&addr).map_err(listen_error)?;
-        let local = listener.local_addr().map_err(listen_error)?;
-        // Without TLS, tiny_http fails only on the listener's address.
-        let server = Server::from_listener(listener, None).map_err(|e| GuiError::Listen {
-            addr: addr.clone(),
-            source: match e.downcast::<std::io::Error>() {
-                Ok(io) => *io,
-                Err(other) => std::io::Error::other(other),
-            },
-        })?;
+        let server = Server::bind(&addr).map_err(listen_error)?;
+        let local = server.local_addr().map_err(listen_error)?;
         let port = local.port();
         let mut hosts = vec![
             format!("127.0.0.1:{port}"),
@@ -280,7 +272,7 @@ impl Gui {
             streams: Mutex::new(0),
         });
         Ok(Gui {
-            server: Arc::new(server),
+            server,
             shared,
             addr: local,
         })
@@ -297,13 +289,11 @@ impl Gui {
     }
 
     /// Serves until the process ends.
-    pub fn serve(self) {
+    pub fn serve(self) -> ! {
         let shared = Arc::clone(&self.shared);
         thread::spawn(move || drive(shared));
-        for request in self.server.incoming_requests() {
-            let shared = Arc::clone(&self.shared);
-            thread::spawn(move || handle(&shared, request));
-        }
+        let shared = self.shared;
+        self.server.serve(move |request| handle(&shared, request))
     }
 }
 
@@ -316,8 +306,27 @@ pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     if args.open {
         open_browser(&url);
     }
-    gui.serve();
-    Ok(())
+    end_engines_on_signals();
+    gui.serve()
+}
+
+/// Makes Ctrl-C, SIGTERM and SIGHUP kill the outside engines (their
+/// process groups: what they started too) before the GUI ends; the
+/// engines run in groups of their own, which the signal does not reach.
+fn end_engines_on_signals() {
+    if let Err(e) = signal::install() {
+        eprintln!("ultimo gui: {e}; the outside engines may outlive it");
+        return;
+    }
+    thread::spawn(|| {
+        loop {
+            if let Some(status) = signal::exit_status() {
+                kill_all_engines();
+                std::process::exit(status);
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    });
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -494,22 +503,11 @@ fn on_update(shared: &Shared, seat: usize, id: u64, update: Update) {
 // ---------------------------------------------------------------------------
 // HTTP.
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
-}
-
-fn header_value<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str())
-}
-
 /// Whether the request comes from the server's own page: its `Host` is one
 /// of the server's addresses, and its `Origin`, if any, is the same.
 fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
-    let host = header_value(request, "host")
+    let host = request
+        .header("host")
         .ok_or_else(|| GuiError::Forbidden("no Host header".into()))?;
     if !shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
         return Err(GuiError::Forbidden(format!(
@@ -517,7 +515,7 @@ fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
             cut(host)
         )));
     }
-    if let Some(origin) = header_value(request, "origin") {
+    if let Some(origin) = request.header("origin") {
         let ok = origin
             .strip_prefix("http://")
             .is_some_and(|o| shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(o)));
@@ -540,52 +538,48 @@ fn cut(text: &str) -> String {
     }
 }
 
-fn json_reply(status: u16, body: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_string(body.to_string())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"))
+fn json_reply(status: u16, body: &serde_json::Value) -> Response {
+    Response::new(status, "application/json", body.to_string())
+        .with_header("Cache-Control", "no-store")
 }
 
-fn error_reply(status: u16, why: &str) -> Response<std::io::Cursor<Vec<u8>>> {
+fn error_reply(status: u16, why: &str) -> Response {
     json_reply(status, &serde_json::json!({ "error": why }))
 }
 
-fn handle(shared: &Shared, mut request: Request) {
+fn handle(shared: &Shared, request: Request) {
     if let Err(why) = same_origin(shared, &request) {
-        let _ = request.respond(error_reply(403, &why.to_string()));
+        request.respond(error_reply(403, &why.to_string()));
         return;
     }
-    let path = request.url().split('?').next().unwrap_or("").to_string();
     let asset = |body: &str, kind: &str| {
-        Response::from_string(body)
-            .with_header(header("Content-Type", kind))
-            .with_header(header("Cache-Control", "no-cache"))
-            .with_header(header("X-Content-Type-Options", "nosniff"))
+        Response::new(200, kind, body)
+            .with_header("Cache-Control", "no-cache")
+            .with_header("X-Content-Type-Options", "nosniff")
     };
-    let response = match (request.method(), path.as_str()) {
-        (Method::Get, "/") => asset(INDEX_HTML, "text/html; charset=utf-8").with_header(header(
+    let response = match (request.method(), request.path()) {
+        ("GET", "/") => asset(INDEX_HTML, "text/html; charset=utf-8").with_header(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
-        )),
-        (Method::Get, "/app.js") => asset(APP_JS, "text/javascript; charset=utf-8"),
-        (Method::Get, "/style.css") => asset(STYLE_CSS, "text/css; charset=utf-8"),
-        (Method::Get, "/state") => {
+        ),
+        ("GET", "/app.js") => asset(APP_JS, "text/javascript; charset=utf-8"),
+        ("GET", "/style.css") => asset(STYLE_CSS, "text/css; charset=utf-8"),
+        ("GET", "/state") => {
             let s = shared.lock();
             match serde_json::to_value(s.view()) {
                 Ok(v) => json_reply(200, &v),
                 Err(e) => error_reply(500, &e.to_string()),
             }
         }
-        (Method::Get, "/events") => return stream(shared, request),
-        (Method::Post, "/api") => {
-            let (status, body) = command(shared, &mut request);
+        ("GET", "/events") => return stream(shared, request),
+        ("POST", "/api") => {
+            let (status, body) = command(shared, &request);
             json_reply(status, &body)
         }
-        (Method::Post, "/solve") if !is_json(&request) => {
+        ("POST", "/solve") if !is_json(&request) => {
             error_reply(415, "commands must be application/json")
         }
-        (Method::Post, "/solve") => {
+        ("POST", "/solve") => {
             let (game, fen) = {
                 let s = shared.lock();
                 (s.line().game(), s.shown_fen())
@@ -600,49 +594,53 @@ fn handle(shared: &Shared, mut request: Request) {
         }
         _ => error_reply(404, "not found"),
     };
-    let _ = request.respond(response);
+    request.respond(response);
 }
 
 /// Carries out a `POST /api` command: status and JSON reply.
 /// Whether the request's body is JSON (which a cross-site form cannot
 /// send without the browser asking first).
 fn is_json(request: &Request) -> bool {
-    header_value(request, "content-type")
+    request
+        .header("content-type")
         .is_some_and(|t| t.trim_start().starts_with("application/json"))
 }
 
-fn command(shared: &Shared, request: &mut Request) -> (u16, serde_json::Value) {
+fn command(shared: &Shared, request: &Request) -> (u16, serde_json::Value) {
     if !is_json(request) {
         return (
             415,
             serde_json::json!({ "error": "commands must be application/json" }),
         );
     }
-    let mut body = String::new();
-    let read = request
-        .as_reader()
-        .take(MAX_BODY + 1)
-        .read_to_string(&mut body);
-    if read.is_err() {
+    let Ok(body) = std::str::from_utf8(request.body()) else {
         return (
             400,
             serde_json::json!({ "error": "the body is not UTF-8 text" }),
         );
-    }
-    if body.len() as u64 > MAX_BODY {
-        return (
-            413,
-            serde_json::json!({ "error": "the command is too long" }),
-        );
-    }
-    let command: Command = match serde_json::from_str(&body) {
+    };
+    run_command(shared, body)
+}
+
+/// Carries out the command `body` (JSON): status and JSON reply.
+fn run_command(shared: &Shared, body: &str) -> (u16, serde_json::Value) {
+    let command: Command = match serde_json::from_str(body) {
         Ok(c) => c,
         Err(e) => {
             let why = format!("bad command: {}", cut(&e.to_string()));
             return (400, serde_json::json!({ "error": why }));
         }
     };
-    let result = shared.lock().command(command);
+    let result = match command {
+        // The text is read before the session is taken: a long one holds
+        // up no event stream.
+        Command::Load { text, name, number } => {
+            let game = || shared.lock().line().game();
+            session::prepare_load(&text, game, &name, number)
+                .map(|loaded| shared.lock().take_loaded(loaded))
+        }
+        command => shared.lock().command(command),
+    };
     shared.changed.notify_all();
     // A command understood but refused (an illegal move, a bad set-up) is
     // an answer, not a failed request: 200 with the reason, which the page
@@ -666,13 +664,13 @@ fn stream(shared: &Shared, request: Request) {
             Err(p) => p.into_inner(),
         };
         if *n >= MAX_STREAMS {
-            let _ = request.respond(error_reply(503, "too many pages are open"));
+            request.respond(error_reply(503, "too many pages are open"));
             return;
         }
         *n += 1;
     }
-    let mut w = request.into_writer();
-    let _ = serve_stream(shared, &mut *w);
+    let w = request.into_stream();
+    let _ = serve_stream(shared, &mut &*w);
     if let Ok(mut n) = shared.streams.lock() {
         *n -= 1;
     }
@@ -733,6 +731,43 @@ mod tests {
         assert!(
             err.starts_with("--host 0.0.0.0: the GUI listens only on this machine"),
             "{err}"
+        );
+    }
+
+    /// A PGN to load is read before the session is taken (hostile input
+    /// round 2): here a 1 MB text refused at its last line is answered
+    /// while the session is held. Before, the load waited for the
+    /// session, and held it while reading, stalling every event stream.
+    #[test]
+    fn a_load_is_read_without_the_session() {
+        let shared = Arc::new(Shared {
+            session: Mutex::new(Session::new(vec!["Ultimo".into()])),
+            changed: Condvar::new(),
+            choices: vec![EngineChoice::Ultimo],
+            hosts: Vec::new(),
+            streams: Mutex::new(0),
+        });
+        let mut text = "[Event \"x\"]\n\n1. e5 e4 *\n\n".repeat(40_000);
+        text.truncate(session::MAX_LOAD - 100);
+        let lines = text.lines().count();
+        text.push_str("\n\n1. e5 {unclosed *\n");
+        let body = serde_json::json!({ "cmd": "load", "text": text }).to_string();
+        let held = shared.lock();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = Arc::clone(&shared);
+        thread::spawn(move || {
+            let _ = tx.send(run_command(&other, &body));
+        });
+        let (status, reply) = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the load waited for the session");
+        drop(held);
+        // Refused: an answer (200) with the reason.
+        assert_eq!((status, &reply["ok"]), (200, &serde_json::json!(false)));
+        let error = reply["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("line {}: ", lines + 3)),
+            "{error}"
         );
     }
 

@@ -735,6 +735,13 @@ impl Session {
         }
     }
 
+    /// Shows a game that [`prepare_load`] read, in place of this one.
+    pub fn take_loaded(&mut self, loaded: Loaded) {
+        self.reset_game(loaded.line, loaded.notes);
+        self.say(loaded.status);
+        self.turn_started = Instant::now();
+    }
+
     /// Plays the move `mv` in the position shown, dropping the moves after
     /// it, with `note` (what an engine said of it, for the PGN). The
     /// mover's clock is charged `took` (a clock game).
@@ -790,12 +797,9 @@ impl Session {
                 Ok(())
             }
             Command::Load { text, name, number } => {
-                if text.len() > MAX_LOAD {
-                    return Err(GuiError::BadRequest("the game is too long".into()));
-                }
-                let loaded = load(&text, self.line.game(), &name, number)?;
-                self.reset_game(loaded.line, loaded.notes);
-                self.say(loaded.status);
+                let game = self.line.game();
+                let loaded = prepare_load(&text, || game, &name, number)?;
+                self.take_loaded(loaded);
                 Ok(())
             }
             Command::Mode {
@@ -1249,6 +1253,26 @@ pub fn load_pgn(text: &str, name: &str, number: Option<usize>) -> Result<Loaded,
         notes,
         status,
     })
+}
+
+/// What a `load` command reads, without the session: the game of `text`
+/// (see [`load`]), refused past [`MAX_LOAD`] bytes; `current` gives the
+/// game shown, asked only for a text that is not PGN (a bare move list is
+/// of that game). The server calls it before it takes the session, so
+/// that reading a long text holds up no one.
+pub fn prepare_load(
+    text: &str,
+    current: impl FnOnce() -> GameKind,
+    name: &str,
+    number: Option<usize>,
+) -> Result<Loaded, GuiError> {
+    if text.len() > MAX_LOAD {
+        return Err(GuiError::BadRequest("the game is too long".into()));
+    }
+    if is_pgn(text) {
+        return load_pgn(text, name, number);
+    }
+    load(text, current(), name, number)
 }
 
 /// Loads a game from text: PGN (see [`load_pgn`]), or else as

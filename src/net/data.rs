@@ -136,7 +136,7 @@ pub enum Flaw {
 #[derive(Debug, Error)]
 pub enum DataError {
     /// An input or output error.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {source}", crate::quote::path(.path))]
     Io {
         /// The file.
         path: PathBuf,
@@ -144,7 +144,7 @@ pub enum DataError {
         source: io::Error,
     },
     /// The disk is full.
-    #[error("{}: no space left on device; free some space and run the same command again to continue", .path.display())]
+    #[error("{}: no space left on device; free some space and run the same command again to continue", crate::quote::path(.path))]
     NoSpace {
         /// The file.
         path: PathBuf,
@@ -152,7 +152,7 @@ pub enum DataError {
     /// The file holds games made with other settings.
     #[error(
         "{} was made with other settings: {}; run with those settings to add to it, or write to another file",
-        .path.display(),
+        crate::quote::path(.path),
         differences.iter().map(|(name, there, here)| format!("{name} {there} there, {here} here")).collect::<Vec<_>>().join("; ")
     )]
     OtherSettings {
@@ -164,10 +164,10 @@ pub enum DataError {
     },
     /// The path is no regular file (a FIFO or a device would block or
     /// never end).
-    #[error("{} is not a regular file", .0.display())]
+    #[error("{} is not a regular file", crate::quote::path(.0))]
     NotAFile(PathBuf),
     /// The file is not a data file, or is damaged.
-    #[error("{} at byte {offset}: {flaw}", .path.display())]
+    #[error("{} at byte {offset}: {flaw}", crate::quote::path(.path))]
     Bad {
         /// The file.
         path: PathBuf,

@@ -119,7 +119,7 @@ static BUILTIN: &[u8] = include_bytes!("../../nets/default.bin");
 #[derive(Debug, Error)]
 pub enum NetError {
     /// The file cannot be read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {source}", crate::quote::path(.path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -127,7 +127,7 @@ pub enum NetError {
         source: std::io::Error,
     },
     /// The file cannot be written.
-    #[error("cannot write {}: {source}", .path.display())]
+    #[error("cannot write {}: {source}", crate::quote::path(.path))]
     Write {
         /// The file.
         path: PathBuf,
@@ -178,7 +178,7 @@ pub enum NetError {
     Name,
     /// The path is no regular file (a FIFO or a device would block or
     /// never end).
-    #[error("{} is not a regular file", .0.display())]
+    #[error("{} is not a regular file", crate::quote::path(.0))]
     NotAFile(PathBuf),
 }
 

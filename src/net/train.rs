@@ -226,10 +226,10 @@ pub enum TrainArgError {
     )]
     Name(String),
     /// An output file in a folder that does not exist.
-    #[error("the folder '{}' does not exist: make it first", .0.display())]
+    #[error("the folder '{}' does not exist: make it first", crate::quote::path(.0))]
     NoFolder(PathBuf),
     /// An output path that is a folder.
-    #[error("'{}' is a folder: give the net file's path", .0.display())]
+    #[error("'{}' is a folder: give the net file's path", crate::quote::path(.0))]
     Folder(PathBuf),
 }
 

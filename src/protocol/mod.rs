@@ -89,7 +89,7 @@ pub enum ProtocolError<G: Notation = Position> {
     },
     /// The debug log cannot be opened; nothing is logged (or the log
     /// goes on to the file it had).
-    #[error("DebugLogFile: cannot open {}: {source}", .path.display())]
+    #[error("DebugLogFile: cannot open {}: {source}", crate::quote::path(.path))]
     DebugLog {
         /// The file.
         path: PathBuf,

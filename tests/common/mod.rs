@@ -191,12 +191,13 @@ impl Drop for TempDir {
     }
 }
 
-/// The statistics of a summary: every line but `end`, `time` and `record`.
+/// The statistics of a summary: every line but `end`, `time`, `record` and
+/// `merged`.
 pub fn statistics(stdout: &str) -> Vec<&str> {
     stdout
         .lines()
         .filter(|l| {
-            !["end ", "time ", "record "]
+            !["end ", "time ", "record ", "merged "]
                 .iter()
                 .any(|k| l.starts_with(k))
         })

@@ -18,9 +18,24 @@ pub struct GuiProcess {
 
 impl GuiProcess {
     pub fn start(args: &[&str]) -> GuiProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ultimo"))
-            .arg("gui")
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ultimo"));
+        command.arg("gui").args(args);
+        GuiProcess::start_command(command)
+    }
+
+    /// `ultimo gui` with at most `fds` open file descriptors (Unix: `sh`'s
+    /// `ulimit -n`).
+    pub fn start_with_fds(fds: u32) -> GuiProcess {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {fds} && exec \"$0\" gui"))
+            .arg(env!("CARGO_BIN_EXE_ultimo"));
+        GuiProcess::start_command(command)
+    }
+
+    fn start_command(mut command: Command) -> GuiProcess {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
