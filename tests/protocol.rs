@@ -1049,3 +1049,21 @@ fn go_solve_refuses_what_it_cannot_do() {
     e.send("go nodes 100");
     bestmove(&mut e, PATIENCE);
 }
+
+/// A command line past the 64 KiB cap gets one error line, and the engine
+/// goes on (the line is skipped in pieces, never held whole).
+#[test]
+fn an_overlong_line_gets_one_error_and_the_engine_goes_on() {
+    let mut e = Engine::start(&[]);
+    let mut line = b"position startpos moves".to_vec();
+    line.extend(std::iter::repeat_n(b" e5".as_slice(), 100_000).flatten());
+    line.push(b'\n');
+    e.send_bytes(&line);
+    assert_eq!(
+        e.ask("isready"),
+        "info string error: line longer than 65536 bytes ignored (the most a command may have)"
+    );
+    assert_eq!(e.next_line(PATIENCE).as_deref(), Some("readyok"));
+    // The position was not touched.
+    assert_eq!(fen_of(&mut e), "9/9/9/9/9/9/9/9/9 x 1 0000");
+}

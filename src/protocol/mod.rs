@@ -19,7 +19,7 @@ pub use solve::GoSolveError;
 use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -176,30 +176,68 @@ impl Output {
     }
 }
 
+/// The longest command line taken, in bytes (without its newline): a
+/// longer one is skipped to its end, read in pieces, and answered with one
+/// error line, so that memory stays bounded whatever comes in.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// What the reader thread passes on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A line, newline included when it had one.
+    Line(String),
+    /// A line longer than [`MAX_LINE`] bytes, skipped.
+    TooLong,
+}
+
 /// Reads lines on a thread of its own; `None` at end of input. Bytes that
 /// are not UTF-8 are replaced, so such a line gets an error, not a hang-up.
-pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<String>> {
+/// A line longer than [`MAX_LINE`] is never held whole: [`Input::TooLong`].
+pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Input>> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut input = input;
-        let mut buf = Vec::new();
         loop {
-            buf.clear();
-            match input.read_until(b'\n', &mut buf) {
-                Ok(0) | Err(_) => {
-                    let _ = tx.send(None);
-                    return;
-                }
-                Ok(_) => {
-                    let line = String::from_utf8_lossy(&buf).into_owned();
-                    if tx.send(Some(line)).is_err() {
-                        return;
-                    }
-                }
+            let next = read_input(&mut input);
+            let end = !matches!(next, Some(_));
+            if tx.send(next).is_err() || end {
+                return;
             }
         }
     });
     rx
+}
+
+/// The next line of `input`, at most [`MAX_LINE`] bytes of it held;
+/// `None` at end of input or on a read error.
+fn read_input(input: &mut impl BufRead) -> Option<Input> {
+    let mut buf = Vec::new();
+    let mut limited = Read::take(&mut *input, MAX_LINE as u64 + 1);
+    match limited.read_until(b'\n', &mut buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') => {
+            skip_line(input);
+            Some(Input::TooLong)
+        }
+        Ok(_) => Some(Input::Line(String::from_utf8_lossy(&buf).into_owned())),
+    }
+}
+
+/// Consumes `input` up to and including the next newline (or to its end).
+fn skip_line(input: &mut impl BufRead) {
+    loop {
+        let (used, done) = match input.fill_buf() {
+            Ok([]) | Err(_) => return,
+            Ok(bytes) => match bytes.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (bytes.len(), false),
+            },
+        };
+        input.consume(used);
+        if done {
+            return;
+        }
+    }
 }
 
 /// Opens the debug log `path` (appending to it).
@@ -233,7 +271,7 @@ pub fn run(
     game: GameKind,
     options: EngineOptions,
     out: Output,
-    rx: &Receiver<Option<String>>,
+    rx: &Receiver<Option<Input>>,
 ) -> Result<(), ProtocolError> {
     let (mut game, mut options) = (game, options);
     loop {
@@ -313,8 +351,14 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
     /// Handles lines until `quit` or end of input (`None`), or until
     /// `setoption name Game` asks for another game: then the game and the
     /// options to start its server with.
-    pub fn run(mut self, rx: &Receiver<Option<String>>) -> Option<(GameKind, EngineOptions)> {
-        while let Ok(Some(line)) = rx.recv() {
+    pub fn run(mut self, rx: &Receiver<Option<Input>>) -> Option<(GameKind, EngineOptions)> {
+        while let Ok(Some(input)) = rx.recv() {
+            let Input::Line(line) = input else {
+                self.out.error(&format!(
+                    "line longer than {MAX_LINE} bytes ignored (the most a command may have)"
+                ));
+                continue;
+            };
             if !self.handle_line(&line) {
                 break;
             }
@@ -736,6 +780,25 @@ impl InfoFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlong_lines_are_skipped_without_being_held() {
+        let long = "x".repeat(MAX_LINE + 1);
+        let exact = "y".repeat(MAX_LINE);
+        let text = format!("isready\n{long}\n{exact}\nquit");
+        // A small buffer, so the skipped line comes in many pieces.
+        let mut input = io::BufReader::with_capacity(1024, text.as_bytes());
+        let mut read = std::iter::from_fn(|| read_input(&mut input));
+        assert_eq!(read.next(), Some(Input::Line("isready\n".into())));
+        assert_eq!(read.next(), Some(Input::TooLong));
+        assert_eq!(read.next(), Some(Input::Line(format!("{exact}\n"))));
+        assert_eq!(read.next(), Some(Input::Line("quit".into())));
+        assert_eq!(read.next(), None);
+        // An overlong last line without a newline ends the input.
+        let mut input = io::BufReader::new(long.as_bytes());
+        assert_eq!(read_input(&mut input), Some(Input::TooLong));
+        assert_eq!(read_input(&mut input), None);
+    }
 
     /// An output whose lines the test reads.
     #[derive(Clone, Default)]
