@@ -199,7 +199,7 @@ pub fn spawn_reader(input: impl BufRead + Send + 'static) -> Receiver<Option<Inp
         let mut input = input;
         loop {
             let next = read_input(&mut input);
-            let end = !matches!(next, Some(_));
+            let end = next.is_none();
             if tx.send(next).is_err() || end {
                 return;
             }
