@@ -157,30 +157,46 @@ fn selfplay_endings(games: u64, back: &[usize]) -> Vec<Position> {
             pos.play_unchecked(mv);
             history.push(pos);
         }
-        for &k in back {
-            if history.len() > k {
-                out.push(history[history.len() - 1 - k]);
-            }
-        }
+        push_before_end(&history, back, &mut out);
     }
     out
 }
 
-#[test]
-fn proofs_agree_with_minimax_near_selfplay_ends() {
+/// Pushes the positions of `history` that come `back` plies before its
+/// last one.
+fn push_before_end<G: Copy>(history: &[G], back: &[usize], out: &mut Vec<G>) {
+    for &k in back {
+        if history.len() > k {
+            out.push(history[history.len() - 1 - k]);
+        }
+    }
+}
+
+/// Solves each of `positions` that minimax settles within `budget`, within
+/// `solve_nodes`, checking the verdict and the line; at least `least` of
+/// them.
+fn agree_with_minimax<G>(positions: &[G], budget: u64, solve_nodes: u64, least: usize)
+where
+    G: Game + Hash + Eq + std::fmt::Display,
+{
     let mut s = solver(8);
     let mut checked = 0;
-    for (n, pos) in selfplay_endings(16, &[2, 4, 6, 8]).iter().enumerate() {
-        let Some(want) = oracle(pos, 100_000) else {
+    for (n, pos) in positions.iter().enumerate() {
+        let Some(want) = oracle(pos, budget) else {
             continue;
         };
-        let sol = solve(&mut s, pos, &nodes(1_000_000));
+        let sol = solve(&mut s, pos, &nodes(solve_nodes));
         let ctx = format!("{n}: {pos}");
         assert_eq!(sol.verdict, Some(want), "{ctx}: {sol:?}");
         check_solution(pos, &sol, &ctx);
         checked += 1;
     }
-    assert!(checked >= 30, "{checked}");
+    assert!(checked >= least, "{checked}");
+}
+
+#[test]
+fn proofs_agree_with_minimax_near_selfplay_ends() {
+    agree_with_minimax(&selfplay_endings(16, &[2, 4, 6, 8]), 100_000, 1_000_000, 30);
 }
 
 #[test]
@@ -453,29 +469,13 @@ mod super15 {
             while pos.play_winning_or_random(&mut rng) {
                 history.push(pos);
             }
-            for &k in back {
-                if history.len() > k {
-                    out.push(history[history.len() - 1 - k]);
-                }
-            }
+            push_before_end(&history, back, &mut out);
         }
         out
     }
 
     #[test]
     fn proofs_agree_with_minimax() {
-        let mut s = solver(8);
-        let mut checked = 0;
-        for (n, pos) in endings(24, &[1, 2, 3, 4]).iter().enumerate() {
-            let Some(want) = oracle(pos, 10_000) else {
-                continue;
-            };
-            let sol = solve(&mut s, pos, &nodes(200_000));
-            let ctx = format!("{n}: {pos}");
-            assert_eq!(sol.verdict, Some(want), "{ctx}: {sol:?}");
-            check_solution(pos, &sol, &ctx);
-            checked += 1;
-        }
-        assert!(checked >= 20, "{checked}");
+        agree_with_minimax(&endings(24, &[1, 2, 3, 4]), 10_000, 200_000, 20);
     }
 }
