@@ -75,6 +75,52 @@ pub(super) const fn verdict(level: u8) -> Verdict {
 /// a fraction of a millisecond in either game.
 const CHECK_EVERY: u64 = 256;
 
+/// Sets `e`'s proof and disproof numbers from its children's (`kids`,
+/// each seen from its own mover): solved when a child is disproven (by the
+/// shortest such line) or every child is proven (the longest line resists),
+/// then `None`; else the child to search next and the second-least
+/// disproof number among the children.
+#[inline]
+fn combine<M>(kids: &[Child<M>], e: &mut Entry) -> Option<(usize, u32)> {
+    let (mut pn, mut best, mut dn2) = (INF, 0, INF);
+    let mut dn: u64 = 0;
+    for (i, c) in kids.iter().enumerate() {
+        if c.dn < pn {
+            dn2 = pn;
+            pn = c.dn;
+            best = i;
+        } else if c.dn < dn2 {
+            dn2 = c.dn;
+        }
+        dn += c.pn as u64;
+    }
+    let solved = if pn == 0 {
+        kids.iter()
+            .enumerate()
+            .filter(|(_, c)| c.dn == 0)
+            .min_by_key(|(_, c)| c.dist)
+            .map(|(i, c)| (i, c.dist, 0, INF))
+    } else if dn == 0 {
+        kids.iter()
+            .enumerate()
+            .max_by_key(|(_, c)| c.dist)
+            .map(|(i, c)| (i, c.dist, INF, 0))
+    } else {
+        None
+    };
+    if let Some((i, dist, epn, edn)) = solved {
+        e.pn = epn;
+        e.dn = edn;
+        e.best = i as u16;
+        e.dist = one_more(dist);
+        return None;
+    }
+    e.pn = pn.min(MAX_UNSOLVED);
+    e.dn = dn.min(MAX_UNSOLVED as u64) as u32;
+    e.best = best as u16;
+    Some((best, dn2))
+}
+
 /// One more ply on a distance (an unknown one stays unknown).
 #[inline(always)]
 pub(super) fn one_more(dist: u16) -> u16 {
@@ -214,26 +260,19 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
         e
     }
 
-    /// The multiple-iterative-deepening step: searches `pos` (entry `e`,
-    /// not solved, the game not over) until its proof number reaches `thp`
-    /// or its disproof number `thd`, it is solved, or the search ends;
-    /// stores and returns its entry.
-    fn mid(&mut self, pos: &G, mut e: Entry, goal: u8, thp: u32, thd: u32) -> Entry {
-        let start = self.nodes;
-        self.nodes += 1;
-        if self.nodes >= self.node_limit {
-            self.aborted = true;
-        }
-        let base = self.children.len();
-        let cgoal = child_goal(goal);
+    /// Pushes `pos`'s children (for `cgoal`) onto the stack from `base`,
+    /// with what the game and the table know of them: the children the
+    /// game settles first, the table's buckets of the others asked for,
+    /// then the others looked up, their buckets loaded meanwhile. A move
+    /// that reaches our goal at once ends it: its index and its child's
+    /// distance (the stack cut back to `base`).
+    #[inline]
+    fn expand(&mut self, pos: &G, cgoal: u8, base: usize) -> Option<(usize, u16)> {
         let moves = pos.legal_moves();
         self.generated += moves.len() as u64;
         if self.generated >= self.next_check {
             self.check();
         }
-        // First the children the game settles, and the table's buckets of
-        // the others asked for; then the others looked up, their buckets
-        // loaded meanwhile.
         for (i, &mv) in moves.iter().enumerate() {
             let mut c = *pos;
             c.play_unchecked(mv);
@@ -249,7 +288,7 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
                 // The child's mover cannot reach its goal: this move
                 // reaches ours.
                 self.children.truncate(base);
-                return self.proven_at_once(e, i, dist);
+                return Some((i, dist));
             }
             self.children.push(Child {
                 mv,
@@ -272,53 +311,32 @@ impl<'a, G: Game + Hash> Worker<'a, G> {
             if c.dn == 0 {
                 let dist = c.dist;
                 self.children.truncate(base);
-                return self.proven_at_once(e, i - base, dist);
+                return Some((i - base, dist));
             }
+        }
+        None
+    }
+
+    /// The multiple-iterative-deepening step: searches `pos` (entry `e`,
+    /// not solved, the game not over) until its proof number reaches `thp`
+    /// or its disproof number `thd`, it is solved, or the search ends;
+    /// stores and returns its entry.
+    fn mid(&mut self, pos: &G, mut e: Entry, goal: u8, thp: u32, thd: u32) -> Entry {
+        let start = self.nodes;
+        self.nodes += 1;
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        }
+        let base = self.children.len();
+        let cgoal = child_goal(goal);
+        if let Some((i, dist)) = self.expand(pos, cgoal, base) {
+            return self.proven_at_once(e, i, dist);
         }
         loop {
             let kids = &self.children[base..];
-            let (mut pn, mut best, mut dn2) = (INF, 0, INF);
-            let mut dn: u64 = 0;
-            for (i, c) in kids.iter().enumerate() {
-                if c.dn < pn {
-                    dn2 = pn;
-                    pn = c.dn;
-                    best = i;
-                } else if c.dn < dn2 {
-                    dn2 = c.dn;
-                }
-                dn += c.pn as u64;
-            }
-            if pn == 0 {
-                // A child was disproven: proven, by the shortest such line.
-                let (i, c) = kids
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.dn == 0)
-                    .min_by_key(|(_, c)| c.dist)
-                    .expect("a child with dn 0");
-                e.pn = 0;
-                e.dn = INF;
-                e.best = i as u16;
-                e.dist = one_more(c.dist);
+            let Some((best, dn2)) = combine(kids, &mut e) else {
                 break;
-            }
-            if dn == 0 {
-                // Every child proven: disproven; the longest line resists.
-                let (i, c) = kids
-                    .iter()
-                    .enumerate()
-                    .max_by_key(|(_, c)| c.dist)
-                    .expect("a node searched has moves");
-                e.pn = INF;
-                e.dn = 0;
-                e.best = i as u16;
-                e.dist = one_more(c.dist);
-                break;
-            }
-            e.pn = pn.min(MAX_UNSOLVED);
-            e.dn = dn.min(MAX_UNSOLVED as u64) as u32;
-            e.best = best as u16;
+            };
             if e.pn >= thp || e.dn >= thd || self.aborted {
                 break;
             }
