@@ -633,7 +633,8 @@ function turnText(s) {
   if (end) return (end === "draw" ? "Game over: a draw" : `Game over: ${end} wins`) + (s.ending && !s.outcome ? ` (${s.ending})` : "");
   const mover = s.side;
   const atEnd = s.cursor === s.moves.length;
-  if (!atEnd) return `Move ${s.cursor} of ${s.moves.length} (${mover} to move)`;
+  // Plies, not moves: the move list numbers moves in x/o pairs.
+  if (!atEnd) return `Ply ${s.cursor} of ${s.moves.length} (${mover} to move)`;
   const engine = s.mode === "eve" || (s.mode === "hve" && mover !== s.human);
   if (engine) {
     const seat = s.seats[mover === "x" ? 0 : 1];
