@@ -1234,13 +1234,7 @@ fn solves_the_position_shown_in_the_browser() {
     let gui = GuiProcess::start(&[]);
     let driver = start_driver(&chromedriver);
     let s = new_session(&driver);
-    s.call("POST", "/url", json!({ "url": gui.url() }));
-    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
-    let r = gui_common::api(
-        &gui.addr,
-        r#"{"cmd":"mode","mode":"hvh","limit":{"kind":"nodes","nodes":100}}"#,
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    open_two_players(&s, &gui, 100);
     // x wins at once with i3.
     let r = gui_common::api(
         &gui.addr,
