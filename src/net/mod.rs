@@ -6,20 +6,20 @@
 //!
 //! ```text
 //! 189 sparse binary features per view (features.rs)
-//!   -> 64 sums per view (the accumulator, summed from scratch for each
+//!   -> 128 sums per view (the accumulator, summed from scratch for each
 //!      position the search values)
 //!   -> + the rows of 36 dynamic features (threats) per view, and for the
-//!      side to move the row of the board to play on; side to move's 64,
-//!      other's 64, each clipped to [0, 1]                         (128)
+//!      side to move the row of the board to play on; side to move's 128,
+//!      other's 128, each clipped to [0, 1]                        (256)
 //!   -> 32, clipped to [0, 1]
 //!   -> 1, sigmoid: the expected score of the side to move (win 1, draw 1/2)
 //!
-//! the 128 clipped sums, also
+//! the 256 clipped sums, also
 //!   -> 81 policy logits, one per cell; a softmax over the legal moves'
 //!      gives the search its priors (PUCT)
 //! ```
 //!
-//! About 30,000 weights in `f32` (118 KB); inference is plain Rust over
+//! 59,282 weights in `f32` (237 KB; 64 wide before p4w, 29,714 weights); inference is plain Rust over
 //! fixed-size arrays, compiled twice and chosen when the engine runs: for
 //! AVX2/FMA, with intrinsics for the two dense kernels (the second layer
 //! and the policy's dot products), where the processor has them, and plain
@@ -35,7 +35,7 @@
 //! |---|---|
 //! | 8 | magic `UTTTNNUE` |
 //! | 4 | format version: 2 (version 1, without the policy head, is read with uniform priors) |
-//! | 4 x 3 | features, hidden size, second hidden size: 225, 64, 32 |
+//! | 4 x 3 | features, hidden size, second hidden size: 225, 128, 32 |
 //! | 16 | the net's name, ASCII, padded with zero bytes |
 //! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |
 //! | 4 | FNV-1a (32-bit) of every byte before it |
@@ -66,7 +66,7 @@ pub const DYNAMIC: usize = 36;
 /// Values of the board to play on (0-8, 9 for any).
 pub const TARGETS: usize = 10;
 /// First hidden layer, per view.
-pub const HIDDEN: usize = 64;
+pub const HIDDEN: usize = 128;
 /// Second hidden layer.
 pub const HIDDEN2: usize = 32;
 /// Policy logits: one per cell.
