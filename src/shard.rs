@@ -88,6 +88,29 @@ pub fn ranges(sorted: impl IntoIterator<Item = u64>) -> Vec<(u64, u64)> {
     out
 }
 
+/// Missing game numbers, as [`ranges`], in words: `game 3 is missing`,
+/// `games 1, 4-6 are missing` (at most ten ranges, then `...`).
+pub fn missing_games(missing: &[(u64, u64)]) -> String {
+    const SHOWN: usize = 10;
+    let count: u64 = missing.iter().map(|(a, b)| b - a + 1).sum();
+    let mut shown: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| match a == b {
+            true => a.to_string(),
+            false => format!("{a}-{b}"),
+        })
+        .collect();
+    if missing.len() > SHOWN {
+        shown.push("...".into());
+    }
+    match count {
+        0 => "no game is missing".to_string(),
+        1 => format!("game {} is missing", shown.join(", ")),
+        _ => format!("games {} are missing", shown.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +161,13 @@ mod tests {
     fn ranges_join_consecutive_numbers() {
         assert_eq!(ranges([1, 2, 3, 5, 7, 8]), [(1, 3), (5, 5), (7, 8)]);
         assert_eq!(ranges([]), []);
+        assert_eq!(missing_games(&[(3, 3)]), "game 3 is missing");
+        assert_eq!(missing_games(&[(1, 1), (4, 6)]), "games 1, 4-6 are missing");
+        let many: Vec<(u64, u64)> = (0..12).map(|i| (2 * i, 2 * i)).collect();
+        assert_eq!(
+            missing_games(&many),
+            "games 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, ... are missing"
+        );
+        assert_eq!(missing_games(&[]), "no game is missing");
     }
 }

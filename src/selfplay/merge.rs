@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use super::{GAMES, Part, SHARD};
 use crate::net::data::{self, Contents, GameRecord};
-use crate::shard::{Shard, ranges};
+use crate::shard::{Shard, missing_games, ranges};
 
 /// Why shards' files do not merge.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -275,23 +275,7 @@ fn missing_text(
     if missing.is_empty() && cut.is_empty() {
         return None;
     }
-    let count: u64 = missing.iter().map(|(a, b)| b - a + 1).sum();
-    let mut shown: Vec<String> = missing
-        .iter()
-        .take(SHOWN)
-        .map(|&(a, b)| match a == b {
-            true => a.to_string(),
-            false => format!("{a}-{b}"),
-        })
-        .collect();
-    if missing.len() > SHOWN {
-        shown.push("...".into());
-    }
-    let mut text = match count {
-        0 => "no game is missing".to_string(),
-        1 => format!("game {} is missing", shown.join(", ")),
-        _ => format!("games {} are missing", shown.join(", ")),
-    };
+    let mut text = missing_games(&missing);
     let absent: Vec<u64> = (1..=n)
         .filter(|&k| !seen.iter().any(|(s, _)| s.k() == k))
         .take(SHOWN + 1)
