@@ -313,5 +313,12 @@ fn shards_of_a_run_merge_into_the_file_one_run_writes() {
             format!("error: --shard '{bad}': expected K/N with 1 <= K <= N, e.g. 2/8\n")
         );
     }
+    let mut allowed = run_of(&bad_out, None, "1");
+    allowed.push("--allow-incomplete".into());
+    let err = refused(&as_strs(&allowed));
+    assert!(
+        err.contains("--allow-incomplete goes with --merge only"),
+        "{err}"
+    );
     assert!(!std::path::Path::new(&bad_out).exists());
 }

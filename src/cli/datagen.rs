@@ -142,6 +142,9 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     if !args.merge.is_empty() {
         return merge_files(args);
     }
+    if args.allow_incomplete {
+        return Err(CliError::DatagenAllowIncomplete);
+    }
     let games = args.games.ok_or(CliError::DatagenGames)?;
     let run = run_settings(args, games)?;
     let net = run.setup.load_net::<Position>()?;

@@ -33,6 +33,9 @@ pub enum CliError {
     /// `datagen` without `--games` or `--merge`.
     #[error("datagen: give --games N, or --merge FILE... to merge the files of a run's shards")]
     DatagenGames,
+    /// `datagen --allow-incomplete` without `--merge`.
+    #[error("datagen: --allow-incomplete goes with --merge only")]
+    DatagenAllowIncomplete,
     /// A `--shard` that does not read.
     #[error(transparent)]
     Shard(#[from] crate::shard::ShardError),
