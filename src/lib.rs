@@ -8,6 +8,8 @@
 //!   [`game::Notation`] trait through which the tools read and write one.
 //! - [`quote`]: how much of outside input a message repeats (beside
 //!   [`game`] at the bottom: it imports nothing).
+//! - [`shard`]: `--shard K/N`, the share of a run's numbered games or
+//!   pairs that one machine plays (beside [`quote`], which is all it uses).
 //! - [`rules`]: Ultimate Tic-Tac-Toe on bitboards: positions, moves,
 //!   outcome, perft and playouts.
 //! - [`notation`]: moves `a1`-`i9` and FEN, read and written.
@@ -59,5 +61,6 @@ pub mod review;
 pub mod rules;
 pub mod search;
 pub mod selfplay;
+pub mod shard;
 pub mod solve;
 pub mod super15;

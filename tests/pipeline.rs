@@ -1,6 +1,6 @@
 //! The learned evaluation's pipeline through the real binary: self-play
-//! data (resumable, with engine options), training (reproducible), and the
-//! engine loading the net it made.
+//! data (resumable, with engine options, sharded and merged), training
+//! (reproducible), and the engine loading the net it made.
 
 mod common;
 
@@ -169,4 +169,156 @@ fn train_refuses_a_bad_name_or_out_before_training() {
         );
     }
     assert!(!std::path::Path::new(&net).exists());
+}
+
+/// The arguments as `&str`s.
+fn as_strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn shards_of_a_run_merge_into_the_file_one_run_writes() {
+    let tmp = TempDir::new("datagen-shards");
+    let run_of = |out: &str, shard: Option<&str>, threads: &str| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "datagen",
+            "--games",
+            "5",
+            "--nodes",
+            "20",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            "--out",
+            out,
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(shard.map(|s| format!("--shard={s}")));
+        args
+    };
+    let ok = |args: &[String]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = run(&args, "");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        (out, err)
+    };
+    let refused = |args: &[&str]| {
+        let (code, out, err) = run(args, "");
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty() && err.starts_with("error: "), "{err}");
+        err
+    };
+
+    // The whole run on one thread: its games in the order of their numbers.
+    let whole = tmp.file("whole.bin");
+    ok(&run_of(&whole, None, "1"));
+    let whole_bytes = std::fs::read(&whole).unwrap();
+
+    // Two shards, each on two threads; the first is stopped in its last
+    // game (half a record at the end), and goes on when run again.
+    let shards = [tmp.file("s1.bin"), tmp.file("s2.bin")];
+    let (_, err) = ok(&run_of(&shards[0], Some("1/2"), "2"));
+    assert!(
+        err.contains("shard 1/2: 3 of the run's 5 games") && err.contains("3/3 games"),
+        "{err}"
+    );
+    let (_, err) = ok(&run_of(&shards[1], Some("2/2"), "2"));
+    assert!(err.contains("2/2 games"), "{err}");
+    let s1 = std::fs::read(&shards[0]).unwrap();
+    std::fs::write(&shards[0], &s1[..s1.len() - 7]).unwrap();
+    let all = tmp.file("all.bin");
+    let merge = |out: &str, files: &[&str], extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["datagen".to_string(), "--merge".to_string()];
+        args.extend(files.iter().map(|f| f.to_string()));
+        args.extend(["--out".to_string(), out.to_string()]);
+        args.extend(extra.iter().map(|f| f.to_string()));
+        args
+    };
+    let both = merge(&all, &[&shards[0], &shards[1]], &[]);
+    let err = refused(&as_strs(&both));
+    assert!(
+        err.contains("s1.bin ends with an incomplete game")
+            && err.contains("run its datagen command again to finish it"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&all).exists());
+    let (_, err) = ok(&run_of(&shards[0], Some("1/2"), "2"));
+    assert!(
+        err.contains("cut an incomplete last record off") && err.contains("3/3 games"),
+        "{err}"
+    );
+
+    // A shard missing: refused, naming what is missing, unless allowed.
+    let err = refused(&as_strs(&merge(&all, &[&shards[1]], &[])));
+    assert!(
+        err.contains(
+            "the files hold 2 of the run's 5 games: games 0, 2, 4 are missing \
+             (no file of shard 1 of 2)"
+        ),
+        "{err}"
+    );
+    let part = tmp.file("part.bin");
+    let (out, _) = ok(&(merge(&part, &[&shards[1]], &["--allow-incomplete"])));
+    assert!(
+        out.starts_with("datagen: merged 1 of the 2 shards of a run of 5 games into ")
+            && out.contains(": 2 games, ")
+            && out.ends_with("; games 0, 2, 4 are missing (no file of shard 1 of 2)\n"),
+        "{out}"
+    );
+
+    // Both: the very file the whole run wrote, which train reads.
+    let (out, _) = ok(&(merge(&all, &[&shards[1], &shards[0]], &[])));
+    assert!(
+        out.starts_with("datagen: merged the 2 shards of a run of 5 games into "),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(&all).unwrap(), whole_bytes);
+    // The merged file is not overwritten, a shard comes once, and a shard
+    // of another run (another seed) is refused.
+    let err = refused(&as_strs(&both));
+    assert!(
+        err.contains("all.bin exists already: name a new file"),
+        "{err}"
+    );
+    let again = tmp.file("again.bin");
+    let err = refused(&as_strs(&merge(&again, &[&shards[0], &shards[0]], &[])));
+    assert!(err.contains("are both shard 1/2"), "{err}");
+    let other = tmp.file("other.bin");
+    let mut other_run = run_of(&other, Some("2/2"), "1");
+    other_run[6] = "4".into();
+    ok(&other_run);
+    let err = refused(&as_strs(&merge(&again, &[&shards[0], &other], &[])));
+    assert!(
+        err.contains("other.bin is a shard of another run than ")
+            && err.ends_with("seed 3 there, 4 here\n"),
+        "{err}"
+    );
+    let err = refused(&as_strs(&merge(&again, &[&whole], &[])));
+    assert!(err.contains("whole.bin is not a shard"), "{err}");
+    assert!(!std::path::Path::new(&again).exists());
+
+    // A shard's file records its part of the run: it is continued only by
+    // the same shard of the same run.
+    let err = refused(&as_strs(&run_of(&shards[1], Some("1/2"), "1")));
+    assert!(err.contains("shard 2/2 there, 1/2 here"), "{err}");
+
+    // Bad shards are refused before any file is made.
+    let bad_out = tmp.file("bad.bin");
+    for bad in ["0/2", "3/2", "2", "1/0", "x/2", ""] {
+        let err = refused(&as_strs(&run_of(&bad_out, Some(bad), "1")));
+        assert_eq!(
+            err,
+            format!("error: --shard '{bad}': expected K/N with 1 <= K <= N, e.g. 2/8\n")
+        );
+    }
+    let mut allowed = run_of(&bad_out, None, "1");
+    allowed.push("--allow-incomplete".into());
+    let err = refused(&as_strs(&allowed));
+    assert!(
+        err.contains("--allow-incomplete goes with --merge only"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&bad_out).exists());
 }

@@ -98,8 +98,8 @@ pub enum ArenaError {
     )]
     NoControl(String),
     /// A `--shard` that is not `K/N` with 1 <= K <= N.
-    #[error("--shard '{0}': expected K/N with 1 <= K <= N, e.g. 2/8")]
-    Shard(String),
+    #[error(transparent)]
+    Shard(#[from] crate::shard::ShardError),
     /// An `--engine` value that does not parse, or two engines with one name.
     #[error(transparent)]
     Spec(#[from] EngineSpecError),

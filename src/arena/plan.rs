@@ -13,6 +13,7 @@ use super::record::{self, MatchId};
 use super::tally::{Sprt, Standings};
 use super::{ArenaError, MAX_CONCURRENCY, MatchConfig, Tournament, read};
 use crate::game::GameKind;
+use crate::shard::Shard;
 
 /// Two engines that meet, with what a game between them needs.
 #[derive(Debug)]
@@ -23,31 +24,6 @@ pub(super) struct Pairing {
     pub(super) specs: [EngineSpec; 2],
     /// Their time controls.
     controls: [TimeControl; 2],
-}
-
-/// `--shard K/N`: the pairs with index `i % n == k - 1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Shard {
-    k: u64,
-    n: u64,
-}
-
-impl Shard {
-    /// Reads `K/N` with 1 <= K <= N.
-    fn parse(text: &str) -> Result<Shard, ArenaError> {
-        let bad = || ArenaError::Shard(crate::quote::shorten(text));
-        let (k, n) = text.split_once('/').ok_or_else(bad)?;
-        let (k, n) = (k.trim().parse::<u64>(), n.trim().parse::<u64>());
-        match (k, n) {
-            (Ok(k), Ok(n)) if 1 <= k && k <= n => Ok(Shard { k, n }),
-            _ => Err(bad()),
-        }
-    }
-
-    /// Whether the pair with global index `pair` (from 0) is this shard's.
-    fn has(self, pair: u64) -> bool {
-        pair % self.n == self.k - 1
-    }
 }
 
 /// Everything a match needs, checked before it starts.
@@ -190,8 +166,8 @@ impl<G: ArenaGame> Plan<G> {
             }
         };
         let shard = match self.shard {
-            Some(Shard { k, n }) => format!(
-                ", shard {k}/{n}: {} of {} pairs",
+            Some(shard) => format!(
+                ", shard {shard}: {} of {} pairs",
                 self.pairs.len(),
                 self.all_games() / 2
             ),
@@ -234,7 +210,7 @@ impl<G: ArenaGame> Plan<G> {
             "tournament": self.tournament.map(Tournament::name),
             "games_per_pairing": self.games,
             "games": self.run_games(),
-            "shard": self.shard.map(|s| format!("{}/{}", s.k, s.n)),
+            "shard": self.shard.map(|s| s.to_string()),
             "openings": self.openings_source,
             "concurrency": self.concurrency,
         })
@@ -280,7 +256,7 @@ impl<G: ArenaGame> Plan<G> {
                 OpeningBook::Random { seed, .. } => Some(seed),
                 OpeningBook::List(_) => None,
             },
-            shard: self.shard.map(|s| (s.k, s.n)),
+            shard: self.shard.map(|s| (s.k(), s.n())),
         }
     }
 
@@ -369,7 +345,7 @@ fn check_counts(args: &MatchConfig) -> Result<(), ArenaError> {
 /// The `--shard`, if any: not with the SPRT, and with random openings only
 /// from a given seed.
 fn shard(args: &MatchConfig, sprt: bool) -> Result<Option<Shard>, ArenaError> {
-    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     if shard.is_some() && sprt {
         return Err(ArenaError::Conflict("--sprt", "--shard"));
     }

@@ -179,22 +179,7 @@ fn replay_game<G: ArenaGame + PgnNotation>(
 /// shards no game came from, where the games say how many there are.
 fn missing_text<G: ArenaGame>(missing: &[(u64, u64)], record: &Record<G>) -> String {
     const SHOWN: usize = 10;
-    let count: u64 = missing.iter().map(|(a, b)| b - a + 1).sum();
-    let mut ranges: Vec<String> = missing
-        .iter()
-        .take(SHOWN)
-        .map(|&(a, b)| match a == b {
-            true => a.to_string(),
-            false => format!("{a}-{b}"),
-        })
-        .collect();
-    if missing.len() > SHOWN {
-        ranges.push("...".into());
-    }
-    let mut text = match count {
-        1 => format!("game {} is missing", ranges.join(", ")),
-        _ => format!("games {} are missing", ranges.join(", ")),
-    };
+    let mut text = crate::shard::missing_games(missing);
     if let Some((_, n)) = record.id.as_ref().and_then(|id| id.shard) {
         let absent: Vec<String> = (1..=n.min(100_000))
             .filter(|k| !record.shards.contains(k))

@@ -6,6 +6,11 @@
 //! incomplete last record is cut off, and only the games not yet in the
 //! file are played. A file made with other settings is refused, naming
 //! them.
+//!
+//! `--shard K/N` plays only the run's games numbered `i % N == K - 1`,
+//! into a file that records its part of the run; `--merge FILE...` checks
+//! the shards' files and writes them as one file, the one a single run
+//! would have written.
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -19,14 +24,17 @@ use crate::net::data::{self, Writer};
 use crate::net::train::{self, Config};
 use crate::protocol::options::EngineOptions;
 use crate::rules::Position;
-use crate::selfplay::{self, Run};
+use crate::selfplay::merge::{self, Input};
+use crate::selfplay::{self, Part, Run};
+use crate::shard::Shard;
 
 /// `ultimo datagen`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct DatagenArgs {
-    /// Games in the run (a file that has some already gets the rest)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    games: u64,
+    /// Games in the run (a file that has some already gets the rest; with
+    /// --shard, the whole run's, of which the shard plays its share)
+    #[arg(long, required_unless_present = "merge", value_parser = clap::value_parser!(u64).range(1..))]
+    games: Option<u64>,
     /// Search iterations per move
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: u64,
@@ -36,9 +44,27 @@ pub struct DatagenArgs {
     /// Seed of the run: game i uses seed + i
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The data file (created, or continued)
+    /// The data file (created, or continued; with --merge, a new file)
     #[arg(long)]
     out: PathBuf,
+    /// Play only the K-th of N shares of the games: those numbered i with
+    /// i % N == K - 1 (for a cluster); merge the files with --merge
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Play nothing: check the files of a run's shards (--shard) and write
+    /// their games as one file to --out, the file one run would have
+    /// written (ultimo train also takes the shards' files as they are)
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["games", "nodes", "random_plies", "seed", "threads", "eval", "net", "hash", "options", "shard"]
+    )]
+    merge: Vec<PathBuf>,
+    /// With --merge: merge the games there are when some are missing (a
+    /// shard without a file, or one stopped early), instead of refusing
+    #[arg(long, requires = "merge")]
+    allow_incomplete: bool,
     /// Games played at once (default: the cores)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
@@ -78,8 +104,16 @@ pub fn engine_options(eval: Eval, options: &[String]) -> Result<EngineOptions, C
     Ok(engine)
 }
 
-/// The run `args` ask for: `--net` without `--eval` means `--eval net`.
-fn run_settings(args: &DatagenArgs) -> Result<Run, CliError> {
+/// The run of `games` games that `args` ask for: `--net` without `--eval`
+/// means `--eval net`.
+fn run_settings(args: &DatagenArgs, games: u64) -> Result<Run, CliError> {
+    let part = match &args.shard {
+        Some(text) => Some(Part {
+            games,
+            shard: text.parse::<Shard>()?,
+        }),
+        None => None,
+    };
     let eval = match (args.eval, &args.net) {
         (Some(Eval::Playout), Some(net)) => {
             return Err(CliError::DatagenNetWithPlayouts(net.display().to_string()));
@@ -97,6 +131,7 @@ fn run_settings(args: &DatagenArgs) -> Result<Run, CliError> {
         random_plies: args.random_plies,
         seed: args.seed,
         setup,
+        part,
     })
 }
 
@@ -104,7 +139,14 @@ fn run_settings(args: &DatagenArgs) -> Result<Run, CliError> {
 /// finish, with a progress line on stderr (redrawn on a terminal, else
 /// every 10 seconds).
 pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
-    let run = run_settings(args)?;
+    if !args.merge.is_empty() {
+        return merge_files(args);
+    }
+    if args.allow_incomplete {
+        return Err(CliError::DatagenAllowIncomplete);
+    }
+    let games = args.games.ok_or(CliError::DatagenGames)?;
+    let run = run_settings(args, games)?;
     let net = run.setup.load_net::<Position>()?;
     let (mut writer, contents) = Writer::open(&args.out, &run.recorded(net.as_ref()))?;
     let mut stderr = std::io::stderr();
@@ -122,13 +164,30 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
             contents.valid_len
         )?;
     }
+    let wanted: Vec<u64> = match run.part {
+        Some(part) => {
+            let wanted: Vec<u64> = part.games().collect();
+            writeln!(
+                stderr,
+                "datagen: shard {}: {} of the run's {games} games",
+                part.shard,
+                wanted.len()
+            )?;
+            wanted
+        }
+        None => (0..games).collect(),
+    };
     let done: HashSet<u64> = contents.games.iter().map(|g| g.index).collect();
-    let todo: Vec<u64> = (0..args.games).filter(|i| !done.contains(i)).collect();
+    let todo: Vec<u64> = wanted
+        .iter()
+        .copied()
+        .filter(|i| !done.contains(i))
+        .collect();
     if todo.is_empty() {
         writeln!(
             stderr,
             "datagen: {file} already holds the {} games",
-            args.games
+            wanted.len()
         )?;
         return Ok(());
     }
@@ -137,8 +196,8 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
         |t| t as usize,
     );
     let mut progress = Progress {
-        had: args.games - todo.len() as u64,
-        games: args.games,
+        had: (wanted.len() - todo.len()) as u64,
+        games: wanted.len() as u64,
         played: 0,
         positions: contents
             .games
@@ -153,6 +212,42 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
         writer.append(&game)?;
         progress.game(game.positions.len() as u64, &mut stderr)
     })
+}
+
+/// Runs `ultimo datagen --merge`: reads the shards' files, checks them
+/// ([`merge::merge`]) and writes their games, in the order of their
+/// numbers, to the new file `--out`; one line on stdout says what it holds.
+fn merge_files(args: &DatagenArgs) -> Result<(), CliError> {
+    let name = |path: &std::path::Path| crate::quote::name(&path.display().to_string());
+    // Checked before the files are read, and again as it is written.
+    if std::fs::symlink_metadata(&args.out).is_ok() {
+        return Err(data::DataError::Exists(args.out.clone()).into());
+    }
+    let mut inputs = Vec::with_capacity(args.merge.len());
+    for path in &args.merge {
+        inputs.push(Input {
+            name: name(path),
+            contents: data::read(path)?,
+        });
+    }
+    let merged = merge::merge(inputs, args.allow_incomplete)?;
+    data::write_new(&args.out, &merged.settings, &merged.games)?;
+    let positions: usize = merged.games.iter().map(|g| g.positions.len()).sum();
+    let shards = match merged.shards == merged.shard_count {
+        true => format!("the {} shards", merged.shard_count),
+        false => format!("{} of the {} shards", merged.shards, merged.shard_count),
+    };
+    let missing = merged
+        .missing
+        .map_or(String::new(), |missing| format!("; {missing}"));
+    writeln!(
+        std::io::stdout(),
+        "datagen: merged {shards} of a run of {} games into {}: {} games, {positions} positions{missing}",
+        merged.run_games,
+        name(&args.out),
+        merged.games.len(),
+    )?;
+    Ok(())
 }
 
 /// How often the progress line is written when stderr is no terminal.

@@ -30,6 +30,18 @@ pub enum CliError {
     /// `datagen --eval playout --net FILE`: the net would not be used.
     #[error("datagen: --net {0} has no use with --eval playout (--net alone searches with it)")]
     DatagenNetWithPlayouts(String),
+    /// `datagen` without `--games` or `--merge`.
+    #[error("datagen: give --games N, or --merge FILE... to merge the files of a run's shards")]
+    DatagenGames,
+    /// `datagen --allow-incomplete` without `--merge`.
+    #[error("datagen: --allow-incomplete goes with --merge only")]
+    DatagenAllowIncomplete,
+    /// A `--shard` that does not read.
+    #[error(transparent)]
+    Shard(#[from] crate::shard::ShardError),
+    /// `datagen --merge`: the files are not the shards of one run.
+    #[error("datagen --merge: {0}")]
+    Merge(#[from] crate::selfplay::merge::MergeError),
     /// Self-play failed.
     #[error(transparent)]
     SelfPlay(#[from] crate::selfplay::SelfPlayError),

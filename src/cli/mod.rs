@@ -101,6 +101,15 @@ enum Command {
     /// value, its visits per move and the game's result. Runs on all cores.
     /// Stopped or out of disk space? Run the same command again: the file
     /// is checked, an incomplete last game cut off, and the rest played.
+    ///
+    /// On many machines: --shard K/N plays only the games numbered i with
+    /// i % N == K - 1, the very games one run would play, into a file of
+    /// the shard's own (resumed the same way). Then `ultimo datagen --merge
+    /// SHARD1 SHARD2 .. --out FILE` checks that the files are the shards of
+    /// one run (their settings, --games and N the same) with every game
+    /// there (unless --allow-incomplete), and writes them as one file, the
+    /// file one run on one thread would have written. `ultimo train --data`
+    /// also takes the shards' files as they are.
     Datagen(datagen::DatagenArgs),
     /// Train a net on datagen's files and write its weights file
     ///

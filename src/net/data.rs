@@ -162,6 +162,9 @@ pub enum DataError {
         /// its value now (`none` where one side lacks it).
         differences: Vec<(String, String, String)>,
     },
+    /// A file that is to be made new exists already.
+    #[error("{} exists already: name a new file", crate::quote::path(.0))]
+    Exists(PathBuf),
     /// The path is no regular file (a FIFO or a device would block or
     /// never end).
     #[error("{} is not a regular file", crate::quote::path(.0))]
@@ -456,6 +459,40 @@ pub fn read(path: &Path) -> Result<Contents, DataError> {
     parse(path, &bytes)
 }
 
+/// Writes a new data file at `path`, with `settings` and `games` in their
+/// order: refused when `path` exists ([`DataError::Exists`]); written to a
+/// file beside it first and renamed when whole, so that a run that fails
+/// leaves no partial file at `path`.
+pub fn write_new<'a>(
+    path: &Path,
+    settings: &Settings,
+    games: impl IntoIterator<Item = &'a GameRecord>,
+) -> Result<(), DataError> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(DataError::Exists(path.to_owned()));
+    }
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".part{}", std::process::id()));
+    let part = path.with_file_name(name);
+    let written = (|| {
+        let mut out = io::BufWriter::new(File::create(&part).map_err(|e| DataError::io(&part, e))?);
+        let io = |e| DataError::io(&part, e);
+        out.write_all(&header(settings)).map_err(io)?;
+        for game in games {
+            out.write_all(&encode(game)).map_err(io)?;
+        }
+        out.into_inner()
+            .map_err(|e| DataError::io(&part, e.into_error()))?
+            .sync_all()
+            .map_err(io)?;
+        std::fs::rename(&part, path).map_err(|e| DataError::io(path, e))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    written
+}
+
 /// A data file open for appending games.
 pub struct Writer {
     file: File,
@@ -694,6 +731,25 @@ mod tests {
         std::fs::write(&path, v3).unwrap();
         let e = read(&path).err().unwrap().to_string();
         assert!(e.contains("format version 3"), "{e}");
+    }
+
+    #[test]
+    fn a_new_file_is_written_whole_and_never_over_another() {
+        let path = temp("new.bin");
+        write_new(&path, &settings(100), &[game(0), game(1)]).unwrap();
+        let c = read(&path).unwrap();
+        assert_eq!(c.settings, Some(settings(100)));
+        assert_eq!((c.games, c.truncated), (vec![game(0), game(1)], false));
+        let before = std::fs::read(&path).unwrap();
+        let e = write_new(&path, &settings(1), &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{} exists already: name a new file", path.display())
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let missing = temp("no-such-folder").join("new.bin");
+        assert!(write_new(&missing, &settings(1), &[]).is_err());
+        assert!(!missing.exists());
     }
 
     #[test]

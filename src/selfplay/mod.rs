@@ -7,6 +7,12 @@
 //! visits per move. Games run on several threads at once, one search
 //! thread each, so that a game's record depends only on the run's
 //! settings and its number.
+//!
+//! A run can be split over machines: with a [`Part`] (`datagen --shard
+//! K/N`) it plays only its shard's game numbers, and [`merge`] puts the
+//! shards' files back together as the file one run would have written.
+
+pub mod merge;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -17,10 +23,11 @@ use thiserror::Error;
 
 use crate::engine::{LoadedNet, Setup};
 use crate::game::Outcome;
-use crate::net::data::{GameRecord, PositionRecord};
+use crate::net::data::{GameRecord, PositionRecord, Settings};
 use crate::net::features::Planes;
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, SearchError, Searcher};
+use crate::shard::Shard;
 
 /// A run's settings: everything that shapes its games.
 #[derive(Clone, Debug)]
@@ -33,6 +40,48 @@ pub struct Run {
     pub seed: u64,
     /// How the engine searches (one thread per game).
     pub setup: Setup,
+    /// The shard this run plays, if it plays one (else the run has no
+    /// fixed size: a file is continued with as many games as asked).
+    pub part: Option<Part>,
+}
+
+/// The share of a run that one machine plays: shard `K/N` of the whole
+/// run's games (their numbers `i` with `i % N == K - 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// The games of the whole run (all shards).
+    pub games: u64,
+    /// Which share this is.
+    pub shard: Shard,
+}
+
+/// The settings names with which a data file records its [`Part`].
+const GAMES: &str = "games";
+/// See [`GAMES`].
+const SHARD: &str = "shard";
+
+impl Part {
+    /// The game numbers this part plays, in order.
+    pub fn games(self) -> impl Iterator<Item = u64> {
+        self.shard.jobs(self.games)
+    }
+
+    /// The part a data file's settings record: `None` for a file of a run
+    /// without `--shard`, `Err` with the setting's name and value where
+    /// they do not read.
+    pub fn recorded(settings: &Settings) -> Option<Result<Part, (String, String)>> {
+        let value = |name: &str| settings.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let shard = value(SHARD)?;
+        let bad = |name: &str, value: &str| (name.to_string(), value.to_string());
+        let Ok(shard) = shard.parse::<Shard>() else {
+            return Some(Err(bad(SHARD, shard)));
+        };
+        Some(match value(GAMES).map(|g| (g, g.parse::<u64>())) {
+            Some((_, Ok(games))) if games > 0 => Ok(Part { games, shard }),
+            Some((text, _)) => Err(bad(GAMES, text)),
+            None => Err(bad(GAMES, "none")),
+        })
+    }
 }
 
 /// Why self-play cannot go on.
@@ -48,8 +97,9 @@ pub enum SelfPlayError {
 
 impl Run {
     /// The settings a data file records for this run, with `net`, the net
-    /// it searches with: those that change the games, not how many there
-    /// are or how many run at once.
+    /// it searches with: those that change the games, not how many run at
+    /// once, nor how many there are, except in a shard (its part of which
+    /// run: the run's games and the shard, last).
     pub fn recorded(&self, net: Option<&LoadedNet<Position>>) -> Vec<(String, String)> {
         let evaluator = self.setup.evaluator(net);
         let options = self.setup.search_options(evaluator.is_some());
@@ -76,6 +126,12 @@ impl Run {
             ("fpu-reduction", p.fpu_reduction.to_string()),
         ]
         .into_iter()
+        .chain(self.part.into_iter().flat_map(|part| {
+            [
+                (GAMES, part.games.to_string()),
+                (SHARD, part.shard.to_string()),
+            ]
+        }))
         .map(|(name, value)| (name.to_string(), value))
         .collect()
     }
@@ -215,6 +271,7 @@ mod tests {
                 },
                 Eval::Playout,
             ),
+            part: None,
         }
     }
 
@@ -256,6 +313,31 @@ mod tests {
         // With playouts the net plays no part.
         let recorded = run(1000).recorded(None);
         assert!(recorded.contains(&("net".into(), "none".into())));
+    }
+
+    #[test]
+    fn a_shard_records_its_part_of_the_run_last() {
+        let part = Part {
+            games: 12,
+            shard: Shard::new(2, 3).unwrap(),
+        };
+        let sharded = Run {
+            part: Some(part),
+            ..run(1000)
+        };
+        let recorded = sharded.recorded(None);
+        let plain = run(1000).recorded(None);
+        assert_eq!(recorded[..plain.len()], plain[..]);
+        assert_eq!(
+            recorded[plain.len()..],
+            [
+                ("games".to_string(), "12".to_string()),
+                ("shard".to_string(), "2/3".to_string())
+            ]
+        );
+        assert_eq!(Part::recorded(&recorded), Some(Ok(part)));
+        assert_eq!(Part::recorded(&plain), None);
+        assert_eq!(part.games().collect::<Vec<u64>>(), [1, 4, 7, 10]);
     }
 
     #[test]
