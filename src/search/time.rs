@@ -1,12 +1,44 @@
 //! Time management: how long to think about one move.
 //!
-//! A plan has a soft limit (stop there when the best move is settled) and a
-//! hard limit (never think longer). With a clock, the soft limit is the time
-//! left shared over the moves expected to remain, plus most of the
-//! increment; the hard limit is three times that, capped at half of what is
-//! left (90% of it when this is the last move before the time control). The
-//! move overhead is taken off first, and a small safety margin is always
-//! kept, so the engine never runs out of time while it is left any.
+//! A plan has a soft limit (the time meant for the move) and a hard limit
+//! (never think longer). With a clock, the soft limit is the time left
+//! shared over the moves expected to remain, plus most of the increment;
+//! the hard limit is three times that, capped at half of what is left (90%
+//! of it when this is the last move before the time control). The move
+//! overhead is taken off first, and a small safety margin is always kept,
+//! so the engine never runs out of time while it is left any. `go
+//! movetime` plans soft and hard alike, and such a search runs to the end
+//! of it; `go nodes` plans no time at all.
+//!
+//! # When a clock search stops
+//!
+//! The reporting thread looks at the search at checkpoints (every few
+//! hundred iterations, at most a couple of milliseconds apart) and asks
+//! [`should_stop`]. The hard limit always ends the search; a proven root
+//! ends it before any checkpoint (the threads stop iterating at once).
+//! Between, the smart manager (`SmartTime`, on by default), in the manner
+//! of Leela's and Monty's:
+//!
+//! - stops at once when only one root move is left to choose (a single
+//!   legal move, or every other one proven lost);
+//! - means to spend a [`target`]: the soft limit, scaled by how close the
+//!   runner-up is in visits (0.6x with none, 1.4x when level with the best
+//!   move) and by how recently the most visited move changed (up to 1.5x
+//!   just after a change, back to 1x once it has led for the latter half of
+//!   the search), never past the hard limit (so at most 2.1x the soft
+//!   limit);
+//! - stops before the target when the runner-up cannot catch up with the
+//!   best move in the iterations left until it at the search's speed so far
+//!   (Leela's "smart pruning"; looked at from an eighth of the soft limit
+//!   on, once the speed is known).
+//!
+//! The plain manager (`SmartTime false`, the rule before it) stops past the
+//! soft limit once the best move has twice the runner-up's visits, else
+//! goes on to the hard limit; before the soft limit it stops when the
+//! runner-up cannot catch up by then (looked at from a quarter of it).
+//!
+//! Measured, smart against plain on one binary (`ultimo match`, both at
+//! the same clock): see the figure below.
 
 use std::time::Duration;
 
@@ -69,6 +101,110 @@ pub fn plan(
         }),
         (a, b) => a.or(b),
     }
+}
+
+/// What the reporting thread sees of the search at a checkpoint, for
+/// [`should_stop`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Time since the search started (or since `ponderhit`).
+    pub elapsed: Duration,
+    /// Iterations of this search so far, all threads (for its speed).
+    pub iterations: u64,
+    /// Visits of the most visited root move (the tree's, reused visits
+    /// included). With `SmartTime` only the moves the search may still
+    /// choose count: allowed by `searchmoves`, not proven lost.
+    pub best: u64,
+    /// Visits of the second most visited, counted likewise.
+    pub second: u64,
+    /// Root moves the search may still choose (counted with `SmartTime`
+    /// only; the plain manager does not look).
+    pub choices: usize,
+    /// How long the most visited move has been the most visited (counted
+    /// with `SmartTime` only).
+    pub stable_for: Duration,
+}
+
+/// Whether a search on `plan` should stop now, at the checkpoint that saw
+/// `progress`: the smart manager's rule with `smart`, else the plain one
+/// (the engine's before the smart manager, kept as `SmartTime false` to
+/// measure against). Either way the hard limit ends the search, and a
+/// plan with no slack (`go movetime`: soft equal to hard) ends exactly at
+/// it.
+pub fn should_stop(plan: &TimePlan, progress: &Progress, smart: bool) -> bool {
+    if progress.elapsed >= plan.hard {
+        return true;
+    }
+    if plan.soft == plan.hard {
+        return false;
+    }
+    if smart {
+        smart_stop(plan, progress)
+    } else {
+        plain_stop(plan, progress)
+    }
+}
+
+/// The plain rule: up to the soft limit, stop once the runner-up cannot
+/// catch up by then at the current speed (looked at from a quarter of
+/// it); past it, go on only while the runner-up has more than half the
+/// best move's visits.
+fn plain_stop(plan: &TimePlan, p: &Progress) -> bool {
+    if p.elapsed >= plan.soft {
+        return p.best >= p.second.saturating_mul(2);
+    }
+    if p.elapsed >= plan.soft / 4 {
+        let left = (plan.soft - p.elapsed).as_secs_f64() * rate(p);
+        return p.best.saturating_sub(p.second) as f64 > left;
+    }
+    false
+}
+
+/// The smart rule: stop once the [`target`] is passed, when the runner-up
+/// cannot catch up with the best move before it (from an eighth of the
+/// soft limit on, so that the speed is known), and at once when at most one
+/// move is left to choose.
+fn smart_stop(plan: &TimePlan, p: &Progress) -> bool {
+    if p.choices <= 1 {
+        return true;
+    }
+    let target = target(plan, p);
+    if p.elapsed >= target {
+        return true;
+    }
+    if p.elapsed >= plan.soft / 8 {
+        let left = (target - p.elapsed).as_secs_f64() * rate(p);
+        return p.best.saturating_sub(p.second) as f64 > left;
+    }
+    false
+}
+
+/// The time the smart manager means to spend, as things stand: the soft
+/// limit, shortened when one move leads by far and lengthened when the
+/// top two are close (from 0.6x when the runner-up has no visits to 1.4x
+/// when it has as many as the best move), and lengthened again, by up to
+/// half, when the best move changed in the latter half of the search so
+/// far (fully just after a change, less the longer it holds); never past
+/// the hard limit.
+pub fn target(plan: &TimePlan, p: &Progress) -> Duration {
+    let closeness = if p.best == 0 {
+        1.0
+    } else {
+        (p.second as f64 / p.best as f64).min(1.0)
+    };
+    let half = p.elapsed.as_secs_f64() / 2.0;
+    let recent = if half > 0.0 {
+        1.0 - (p.stable_for.as_secs_f64() / half).min(1.0)
+    } else {
+        1.0
+    };
+    let factor = (0.6 + 0.8 * closeness) * (1.0 + 0.5 * recent);
+    plan.soft.mul_f64(factor).min(plan.hard)
+}
+
+/// Iterations per second so far.
+fn rate(p: &Progress) -> f64 {
+    p.iterations as f64 / p.elapsed.as_secs_f64().max(1e-6)
 }
 
 #[cfg(test)]
@@ -140,5 +276,145 @@ mod tests {
         assert!(last.hard >= ms(8_000));
         let with_inc = plan(&clock(1_000, 100, None), ms(0), 0, 60).unwrap();
         assert!(with_inc.soft > ms(100));
+    }
+
+    /// A plan of 1 s soft, 3 s hard.
+    const PLAN: TimePlan = TimePlan {
+        soft: Duration::from_secs(1),
+        hard: Duration::from_secs(3),
+    };
+
+    /// A checkpoint at `elapsed` ms, after 1,000 iterations a millisecond,
+    /// with these top two, 10 moves to choose from and the leader unchanged
+    /// since the start.
+    fn at(elapsed: u64, best: u64, second: u64) -> Progress {
+        Progress {
+            elapsed: ms(elapsed),
+            iterations: elapsed * 1_000,
+            best,
+            second,
+            choices: 10,
+            stable_for: ms(elapsed),
+        }
+    }
+
+    #[test]
+    fn hard_limit_always_stops() {
+        for smart in [true, false] {
+            for (best, second) in [(0, 0), (100, 100), (1_000_000, 0)] {
+                assert!(should_stop(&PLAN, &at(3_000, best, second), smart));
+                let changed = Progress {
+                    stable_for: ms(0),
+                    ..at(3_000, best, second)
+                };
+                assert!(should_stop(&PLAN, &changed, smart));
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_time_runs_to_the_end() {
+        // `go movetime`: soft equals hard, and nothing ends the search
+        // early, not even a single move to choose (as before SmartTime).
+        let fixed = TimePlan {
+            soft: ms(500),
+            hard: ms(500),
+        };
+        for smart in [true, false] {
+            for p in [at(499, 1_000_000, 0), at(10, 5, 5)] {
+                let single = Progress { choices: 1, ..p };
+                assert!(!should_stop(&fixed, &p, smart), "{p:?}");
+                assert!(!should_stop(&fixed, &single, smart), "{p:?}");
+            }
+            assert!(should_stop(&fixed, &at(500, 10, 10), smart));
+        }
+    }
+
+    #[test]
+    fn one_choice_stops_at_once() {
+        let single = Progress {
+            choices: 1,
+            ..at(1, 1, 0)
+        };
+        assert!(should_stop(&PLAN, &single, true));
+        assert!(!should_stop(&PLAN, &single, false));
+    }
+
+    #[test]
+    fn a_dominant_move_stops_early() {
+        // At 200 ms the runner-up is 600,000 visits behind, with at most
+        // 0.6 s x 1,000/ms of the target left: it cannot catch up.
+        assert!(should_stop(&PLAN, &at(200, 700_000, 100_000), true));
+        // Before an eighth of the soft limit the speed is not trusted.
+        assert!(!should_stop(&PLAN, &at(100, 700_000, 1_000), true));
+        // A close runner-up can.
+        assert!(!should_stop(&PLAN, &at(200, 110_000, 90_000), true));
+        // Without a runner-up worth the name the target is 0.6 s.
+        assert!(should_stop(&PLAN, &at(600, 1, 0), true));
+        assert!(!should_stop(&PLAN, &at(590, 1, 0), true));
+    }
+
+    #[test]
+    fn close_moves_think_longer() {
+        // Tied: 1.4x the soft limit.
+        assert_eq!(target(&PLAN, &at(1_000, 500, 500)), ms(1_400));
+        assert!(!should_stop(&PLAN, &at(1_300, 500, 500), true));
+        assert!(should_stop(&PLAN, &at(1_400, 500, 500), true));
+        // Half as many visits for the runner-up: the soft limit itself.
+        assert_eq!(target(&PLAN, &at(1_000, 1_000, 500)), ms(1_000));
+    }
+
+    #[test]
+    fn a_new_best_move_thinks_longer() {
+        let changed = |elapsed, stable_for| Progress {
+            stable_for: ms(stable_for),
+            ..at(elapsed, 1_000, 500)
+        };
+        // Just changed: 1.5x; changed a quarter of the search ago (half of
+        // its latter half): 1.25x; in the first half: no extension.
+        assert_eq!(target(&PLAN, &changed(1_000, 0)), ms(1_500));
+        assert_eq!(target(&PLAN, &changed(1_000, 250)), ms(1_250));
+        assert_eq!(target(&PLAN, &changed(1_000, 500)), ms(1_000));
+        assert!(!should_stop(&PLAN, &changed(1_200, 0), true));
+        assert!(should_stop(&PLAN, &changed(1_200, 1_200), true));
+        // Tied and just changed: 2.1x, still within the hard limit...
+        assert_eq!(
+            target(
+                &PLAN,
+                &Progress {
+                    stable_for: ms(0),
+                    ..at(1_000, 9, 9)
+                }
+            ),
+            ms(2_100)
+        );
+        // ...which caps it.
+        let tight = TimePlan {
+            soft: ms(1_000),
+            hard: ms(1_500),
+        };
+        assert_eq!(
+            target(
+                &tight,
+                &Progress {
+                    stable_for: ms(0),
+                    ..at(1_000, 9, 9)
+                }
+            ),
+            ms(1_500)
+        );
+    }
+
+    #[test]
+    fn the_plain_rule_is_unchanged() {
+        // Past the soft limit: on while the runner-up has more than half
+        // the best move's visits, up to the hard limit.
+        assert!(!should_stop(&PLAN, &at(2_900, 1_000, 501), false));
+        assert!(should_stop(&PLAN, &at(1_000, 1_000, 500), false));
+        // Before it, from a quarter of it: stop when the runner-up cannot
+        // catch up by the soft limit.
+        assert!(!should_stop(&PLAN, &at(200, 700_000, 1), false));
+        assert!(should_stop(&PLAN, &at(250, 751_000, 0), false));
+        assert!(!should_stop(&PLAN, &at(250, 749_000, 0), false));
     }
 }
