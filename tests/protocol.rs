@@ -106,16 +106,20 @@ fn bestmove(e: &mut Engine, timeout: Duration) -> (Vec<String>, String) {
 /// search writes with its `bestmove`): what its time management controls,
 /// whatever the delays of the pipes and of a loaded machine around it.
 fn search_time(lines: &[String]) -> Duration {
-    let ms = lines
+    Duration::from_millis(last_info(lines, "time"))
+}
+
+/// The number after `key` in the last `info` line that has one.
+fn last_info(lines: &[String], key: &str) -> u64 {
+    lines
         .iter()
         .rev()
         .filter(|l| l.starts_with("info "))
         .find_map(|l| {
-            let mut words = l.split_whitespace().skip_while(|w| *w != "time");
+            let mut words = l.split_whitespace().skip_while(|w| *w != key);
             words.nth(1).and_then(|t| t.parse().ok())
         })
-        .unwrap_or_else(|| panic!("no info line with a time: {lines:?}"));
-    Duration::from_millis(ms)
+        .unwrap_or_else(|| panic!("no info line with {key}: {lines:?}"))
 }
 
 /// Held by the tests that measure time, so that they do not run at once
@@ -490,19 +494,6 @@ fn time_controls_are_honoured() {
     }
 }
 
-/// The last `nodes` an `info` line reported.
-fn search_nodes(lines: &[String]) -> u64 {
-    lines
-        .iter()
-        .rev()
-        .filter(|l| l.starts_with("info "))
-        .find_map(|l| {
-            let mut words = l.split_whitespace().skip_while(|w| *w != "nodes");
-            words.nth(1).and_then(|t| t.parse().ok())
-        })
-        .unwrap_or_else(|| panic!("no info line with nodes: {lines:?}"))
-}
-
 /// On a ten-minute clock (about 20 s planned for a move), a position with
 /// a single legal move, or one won at once, is answered at the first look
 /// at the limits (SmartTime, on by default): by the search's own count of
@@ -532,7 +523,7 @@ fn clock_search_with_nothing_to_choose_answers_at_once() {
         e.send("go wtime 600000 btime 600000");
         let (lines, best) = bestmove(&mut e, PATIENCE);
         assert_eq!(best, want.to_string(), "{pos}: {lines:?}");
-        let nodes = search_nodes(&lines);
+        let nodes = last_info(&lines, "nodes");
         assert!(nodes < 10_000, "{pos}: {nodes} iterations: {lines:?}");
     }
 }

@@ -72,13 +72,21 @@ fn for_opponent(verdict: Verdict) -> i32 {
 /// Positions from seeded random games where the side to move has a forced
 /// win in exactly `plies` plies (3: a win on its second move).
 fn forced_wins(plies: u32, count: usize) -> Vec<Position> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    positions_where(99, count, |pos| {
+        let shorter = plies >= 3 && solve(pos, plies - 2) == Some(1);
+        pos.ply() > 30 && !shorter && solve(pos, plies) == Some(1)
+    })
+}
+
+/// The first `count` positions of seeded random games (one a game) for
+/// which `wanted` holds.
+fn positions_where(seed: u64, count: usize, wanted: impl Fn(&Position) -> bool) -> Vec<Position> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut found = Vec::new();
     while found.len() < count {
         let mut pos = Position::startpos();
         while !pos.is_over() {
-            let shorter = plies >= 3 && solve(&pos, plies - 2) == Some(1);
-            if pos.ply() > 30 && !shorter && solve(&pos, plies) == Some(1) {
+            if wanted(&pos) {
                 found.push(pos);
                 break;
             }
@@ -401,19 +409,9 @@ fn clock(ms: u64) -> Limits {
 /// Positions from seeded random games where the side to move has a single
 /// legal move, which does not win at once.
 fn single_moves(count: usize) -> Vec<Position> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut found = Vec::new();
-    while found.len() < count {
-        let mut pos = Position::startpos();
-        while !pos.is_over() {
-            if pos.legal_moves().len() == 1 && pos.winning_move().is_none() {
-                found.push(pos);
-                break;
-            }
-            pos.play(pos.random_move(&mut rng).unwrap());
-        }
-    }
-    found
+    positions_where(7, count, |pos| {
+        pos.legal_moves().len() == 1 && pos.winning_move().is_none()
+    })
 }
 
 /// On a ten-minute clock (a soft limit of 20 s), a single legal move or a
