@@ -47,7 +47,7 @@
 //! mostly time lost, and the plain rule already thinks up to three times
 //! longer when the top two are close. The rule above keeps the plain one
 //! and adds only what cannot cost strength (no thought on a forced move)
-//! or spends more (a best move that just changed): RESULT.
+//! or spends more (a best move that just changed); not yet measured.
 
 use std::time::Duration;
 
