@@ -106,16 +106,20 @@ fn bestmove(e: &mut Engine, timeout: Duration) -> (Vec<String>, String) {
 /// search writes with its `bestmove`): what its time management controls,
 /// whatever the delays of the pipes and of a loaded machine around it.
 fn search_time(lines: &[String]) -> Duration {
-    let ms = lines
+    Duration::from_millis(last_info(lines, "time"))
+}
+
+/// The number after `key` in the last `info` line that has one.
+fn last_info(lines: &[String], key: &str) -> u64 {
+    lines
         .iter()
         .rev()
         .filter(|l| l.starts_with("info "))
         .find_map(|l| {
-            let mut words = l.split_whitespace().skip_while(|w| *w != "time");
+            let mut words = l.split_whitespace().skip_while(|w| *w != key);
             words.nth(1).and_then(|t| t.parse().ok())
         })
-        .unwrap_or_else(|| panic!("no info line with a time: {lines:?}"));
-    Duration::from_millis(ms)
+        .unwrap_or_else(|| panic!("no info line with {key}: {lines:?}"))
 }
 
 /// Held by the tests that measure time, so that they do not run at once
@@ -468,21 +472,59 @@ fn time_controls_are_honoured() {
     let _timing = timing();
     let mut e = Engine::start(&[]);
     e.send("position startpos");
-    for (go, min_ms, max_ms) in [
-        // Planned 290 ms.
-        ("go movetime 300", 250, 3000),
-        // Planned at most 1000/30 ms soft, 100 ms hard.
-        ("go wtime 1000 btime 1000", 0, 1000),
-        // At most 240 ms.
-        ("go p1time 5000 p2time 5000 p1inc 100 p2inc 100", 0, 5000),
-        // x's own 300 ms clock (o's would plan half a minute and more).
-        ("go wtime 300 btime 1000000", 0, 3000),
-    ] {
+    for (smart, (go, min_ms, max_ms)) in ["true", "false"].into_iter().flat_map(|smart| {
+        [
+            // Planned 290 ms.
+            ("go movetime 300", 250, 3000),
+            // Planned at most 1000/30 ms soft, 100 ms hard.
+            ("go wtime 1000 btime 1000", 0, 1000),
+            // At most 240 ms.
+            ("go p1time 5000 p2time 5000 p1inc 100 p2inc 100", 0, 5000),
+            // x's own 300 ms clock (o's would plan half a minute and more).
+            ("go wtime 300 btime 1000000", 0, 3000),
+        ]
+        .map(|c| (smart, c))
+    }) {
+        e.send(&format!("setoption name SmartTime value {smart}"));
         e.send(go);
         let (lines, _) = bestmove(&mut e, PATIENCE);
         let took = search_time(&lines);
         assert!(took >= Duration::from_millis(min_ms), "{go}: {took:?}");
         assert!(took < Duration::from_millis(max_ms), "{go}: {took:?}");
+    }
+}
+
+/// On a ten-minute clock (about 20 s planned for a move), a position with
+/// a single legal move, or one won at once, is answered at the first look
+/// at the limits (SmartTime, on by default): by the search's own count of
+/// iterations, not by how long the answer took.
+#[test]
+fn clock_search_with_nothing_to_choose_answers_at_once() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let (mut single, mut won) = (None, None);
+    while single.is_none() || won.is_none() {
+        let mut pos = Position::startpos();
+        while !pos.is_over() {
+            let moves = pos.legal_moves();
+            if won.is_none() && pos.ply() > 20 && pos.winning_move().is_some() {
+                won = Some(pos);
+            } else if single.is_none() && moves.len() == 1 && pos.winning_move().is_none() {
+                single = Some(pos);
+            }
+            pos.play(pos.random_move(&mut rng).unwrap());
+        }
+    }
+    let mut e = Engine::start(&[]);
+    for (pos, want) in [
+        (single.unwrap(), single.unwrap().legal_moves()[0]),
+        (won.unwrap(), won.unwrap().winning_move().unwrap()),
+    ] {
+        e.send(&format!("position fen {pos}"));
+        e.send("go wtime 600000 btime 600000");
+        let (lines, best) = bestmove(&mut e, PATIENCE);
+        assert_eq!(best, want.to_string(), "{pos}: {lines:?}");
+        let nodes = last_info(&lines, "nodes");
+        assert!(nodes < 10_000, "{pos}: {nodes} iterations: {lines:?}");
     }
 }
 

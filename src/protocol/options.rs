@@ -110,6 +110,11 @@ const SPECS: &[Spec] = &[
         default: "10",
     },
     Spec {
+        name: "SmartTime",
+        kind: OptionType::Check(|o, v| o.setup.search.smart_time = v),
+        default: "true",
+    },
+    Spec {
         name: "Seed",
         kind: spin(0, 2147483647, |o, v| o.setup.search.seed = v as u64),
         default: "0",

@@ -235,6 +235,11 @@ pub struct Options {
     pub seed: u64,
     /// Time kept back from every move for communication delays.
     pub move_overhead: Duration,
+    /// Whether a search on a clock spends more time when the best move is
+    /// unclear or changes and less when one move dominates (the smart time
+    /// manager, see `search::time`); off, the plain rule decides. Fixed
+    /// `movetime` and `nodes` searches are the same either way.
+    pub smart_time: bool,
     /// Search parameters.
     pub params: Params,
 }
@@ -246,6 +251,7 @@ impl Default for Options {
             hash_mb: 256,
             seed: 0,
             move_overhead: Duration::from_millis(10),
+            smart_time: true,
             params: Params::default(),
         }
     }
@@ -614,6 +620,9 @@ impl<G: Game> Searcher<G> {
                 root.ply(),
                 G::EXPECTED_PLIES,
             ),
+            smart: self.options.smart_time,
+            leader: None,
+            leader_since: start,
             depth_limit: limits.depth,
             stall: Stall::default(),
             start,

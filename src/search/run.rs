@@ -5,10 +5,11 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use super::time::{Progress, should_stop};
 use super::tree::{RESCALE_VISITS, Tree, preference};
 use super::worker::{Share, Worker};
 use super::{Control, DEPTH_STALL, Evaluator, Params, Report, TimePlan, build_report};
-use crate::game::Game;
+use crate::game::{Game, Verdict};
 
 /// Iterations between two looks at the limits by the reporting thread
 /// (at most, with a clock; see [`MainLoop::run`]).
@@ -201,6 +202,14 @@ impl Stall {
 pub(crate) struct MainLoop<'a, 'b, G: Game> {
     pub run: &'a Run<'a, G>,
     pub plan: Option<TimePlan>,
+    /// Whether the smart time manager decides when a timed search stops
+    /// (else the plain one; see [`should_stop`]).
+    pub smart: bool,
+    /// The root move (its index among the root's children) that led at the
+    /// last checkpoint, for the smart manager.
+    pub leader: Option<usize>,
+    /// Since when it has led.
+    pub leader_since: Instant,
     pub depth_limit: Option<u32>,
     pub stall: Stall,
     pub start: Instant,
@@ -323,22 +332,70 @@ impl<G: Game> MainLoop<'_, '_, G> {
             return false;
         };
         let elapsed = time_base.elapsed();
-        if elapsed >= plan.hard {
-            return true;
+        let progress = if self.smart {
+            self.smart_progress(elapsed, time_base)
+        } else {
+            let (best, second) = self.top_two();
+            Progress {
+                elapsed,
+                iterations: run.iterations(),
+                best,
+                second,
+                choices: 0,
+                stable_for: Duration::ZERO,
+            }
+        };
+        should_stop(&plan, &progress, self.smart)
+    }
+
+    /// The checkpoint's view for the smart manager: the top two of the
+    /// root moves the search may still choose, and how long the first has
+    /// led (a tie keeps the leader).
+    fn smart_progress(&mut self, elapsed: Duration, time_base: Instant) -> Progress {
+        let run = self.run;
+        let tree = run.tree;
+        let range = tree.root().children();
+        let (mut best, mut second, mut choices) = (0, 0, 0);
+        let mut best_k = None;
+        for (k, c) in range.enumerate() {
+            let node = tree.node(c);
+            if !tree.root_allowed(k) || node.verdict() == Some(Verdict::Loss) {
+                continue;
+            }
+            choices += 1;
+            let v = node.visits() as u64;
+            let leads = match best_k {
+                None => true,
+                Some(_) => v > best || (v == best && Some(k) == self.leader),
+            };
+            if leads {
+                if best_k.is_some() {
+                    second = second.max(best);
+                }
+                best = v;
+                best_k = Some(k);
+            } else if v > second {
+                second = v;
+            }
         }
-        let (best, second) = self.top_two();
-        if elapsed >= plan.soft {
-            // Past the soft limit, go on only while the choice is close.
-            return best >= second.saturating_mul(2) || plan.soft == plan.hard;
+        if best_k != self.leader {
+            // The first look only names the leader: it has led since the
+            // search began.
+            self.leader_since = if self.leader.is_none() {
+                time_base
+            } else {
+                Instant::now()
+            };
+            self.leader = best_k;
         }
-        // Before it, stop early when the runner-up cannot catch up in the
-        // time left to the soft limit at the current speed.
-        if elapsed >= plan.soft / 4 && plan.soft != plan.hard {
-            let rate = run.iterations() as f64 / elapsed.as_secs_f64().max(1e-6);
-            let left = (plan.soft - elapsed).as_secs_f64() * rate;
-            return best.saturating_sub(second) as f64 > left;
+        Progress {
+            elapsed,
+            iterations: run.iterations(),
+            best,
+            second,
+            choices,
+            stable_for: self.leader_since.elapsed().min(elapsed),
         }
-        false
     }
 
     /// Whether the best root move is proven.

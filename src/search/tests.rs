@@ -72,13 +72,21 @@ fn for_opponent(verdict: Verdict) -> i32 {
 /// Positions from seeded random games where the side to move has a forced
 /// win in exactly `plies` plies (3: a win on its second move).
 fn forced_wins(plies: u32, count: usize) -> Vec<Position> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    positions_where(99, count, |pos| {
+        let shorter = plies >= 3 && solve(pos, plies - 2) == Some(1);
+        pos.ply() > 30 && !shorter && solve(pos, plies) == Some(1)
+    })
+}
+
+/// The first `count` positions of seeded random games (one a game) for
+/// which `wanted` holds.
+fn positions_where(seed: u64, count: usize, wanted: impl Fn(&Position) -> bool) -> Vec<Position> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut found = Vec::new();
     while found.len() < count {
         let mut pos = Position::startpos();
         while !pos.is_over() {
-            let shorter = plies >= 3 && solve(&pos, plies - 2) == Some(1);
-            if pos.ply() > 30 && !shorter && solve(&pos, plies) == Some(1) {
+            if wanted(&pos) {
                 found.push(pos);
                 break;
             }
@@ -384,6 +392,67 @@ fn clock_is_honoured() {
     // even on a loaded machine.
     assert!(report.elapsed < Duration::from_millis(2_000), "{report:?}");
     assert!(report.best_move().is_some());
+}
+
+/// A clock of `ms` milliseconds for the side to move, no increment.
+fn clock(ms: u64) -> Limits {
+    Limits {
+        clock: Some(Clock {
+            time: Duration::from_millis(ms),
+            inc: Duration::ZERO,
+            movestogo: None,
+        }),
+        ..Limits::default()
+    }
+}
+
+/// Positions from seeded random games where the side to move has a single
+/// legal move, which does not win at once.
+fn single_moves(count: usize) -> Vec<Position> {
+    positions_where(7, count, |pos| {
+        pos.legal_moves().len() == 1 && pos.winning_move().is_none()
+    })
+}
+
+/// On a ten-minute clock (a soft limit of 20 s), a single legal move or a
+/// proven root answers at the first look at the limits, with the smart
+/// manager; the plain one spent its soft limit on a single move.
+#[test]
+fn clock_search_with_nothing_to_choose_answers_at_once() {
+    let limits = clock(600_000);
+    for pos in single_moves(3).into_iter().chain(forced_wins(1, 3)) {
+        for threads in [1, 2] {
+            let mut s = searcher(threads, 16, 0);
+            let report = run(&mut s, &pos, &limits);
+            assert_eq!(report.lines.len(), pos.legal_moves().len(), "{pos}");
+            assert!(report.best_move().is_some(), "{pos}");
+            assert!(
+                report.nodes < 10_000,
+                "{pos}: {} iterations, {:?}",
+                report.nodes,
+                report.elapsed
+            );
+        }
+    }
+}
+
+/// Neither time manager thinks past the hard limit (under 200 ms here),
+/// nor, however loaded the machine, anywhere near the whole clock (the
+/// bound, on the search's own clock).
+#[test]
+fn clock_search_keeps_within_the_hard_limit() {
+    let limits = clock(2_000);
+    for smart in [true, false] {
+        let mut s = searcher(2, 16, 0);
+        s.options.smart_time = smart;
+        let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
+        assert!(hard <= Duration::from_millis(200), "{hard:?}");
+        for pos in [Position::startpos(), single_moves(1)[0]] {
+            let report = run(&mut s, &pos, &limits);
+            assert!(report.best_move().is_some());
+            assert!(report.elapsed < Duration::from_millis(2_000), "{report:?}");
+        }
+    }
 }
 
 #[test]
