@@ -47,7 +47,13 @@
 //! mostly time lost, and the plain rule already thinks up to three times
 //! longer when the top two are close. The rule above keeps the plain one
 //! and adds only what cannot cost strength (no thought on a forced move)
-//! or spends more (a best move that just changed); not yet measured.
+//! or spends more (a best move that just changed). It measured better
+//! than the plain rule on one binary (release build of 6c10c48, the p4w
+//! net, under an exclusive lock, 325 s): `ultimo match --engine
+//! "cmd=ultimo name=smart" --engine "cmd=ultimo name=plain
+//! option.SmartTime=false" --tc 2+0.02 --games 240 --random-plies 4 --seed
+//! 21 --concurrency 2`: W 21 D 207 L 12, +13.0 [+1.6, +24.5] Elo
+//! (pentanomial; pairs LD 4, DD/WL 103, WD 13).
 
 use std::time::Duration;
 
