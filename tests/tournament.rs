@@ -360,6 +360,17 @@ fn merge_refuses_missing_and_foreign_games(dir: &TempDir, shards: &[String]) {
         out.contains(&format!("\nmerged      6 of 12 games: {missing}\n")),
         "{out}"
     );
+    // Without --merge the flag is refused, not ignored.
+    let err = failure(&ultimo_match(&[
+        "--engine",
+        "cmd=ultimo",
+        "--engine",
+        "cmd=ultimo",
+        "--nodes",
+        "10",
+        "--allow-incomplete",
+    ]));
+    assert_eq!(err, "error: --allow-incomplete goes with --merge only\n");
     // Shard 2 as if of another match.
     let other = std::fs::read_to_string(&shards[1]).unwrap();
     let forged = dir.file("forged.pgn");

@@ -83,6 +83,9 @@ pub use replay::ReplayConfig;
 /// Why a match or a replay failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ArenaError {
+    /// `--allow-incomplete` without `--merge`.
+    #[error("--allow-incomplete goes with --merge only")]
+    AllowIncompleteWithoutMerge,
     /// Fewer than two `--engine` values.
     #[error("give at least two engines with --engine (got {0})")]
     EngineCount(usize),

@@ -272,6 +272,10 @@ impl MatchArgs {
 
 /// Runs `ultimo match` with `args`.
 pub fn run(args: MatchArgs) -> Result<(), ArenaError> {
+    // clap's `requires` lets a flag through without its partner.
+    if args.allow_incomplete && args.merge.is_empty() {
+        return Err(ArenaError::AllowIncompleteWithoutMerge);
+    }
     arena::run(&args.command())
 }
 
