@@ -233,9 +233,10 @@ fn merge_files(args: &DatagenArgs) -> Result<(), CliError> {
     let merged = merge::merge(inputs, args.allow_incomplete)?;
     data::write_new(&args.out, &merged.settings, &merged.games)?;
     let positions: usize = merged.games.iter().map(|g| g.positions.len()).sum();
-    let shards = match merged.shards == merged.shard_count {
-        true => format!("the {} shards", merged.shard_count),
-        false => format!("{} of the {} shards", merged.shards, merged.shard_count),
+    let shards = if merged.shards == merged.shard_count {
+        format!("the {} shards", merged.shard_count)
+    } else {
+        format!("{} of the {} shards", merged.shards, merged.shard_count)
     };
     let missing = merged
         .missing
