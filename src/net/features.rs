@@ -251,8 +251,9 @@ pub const SYMMETRY: [[u8; 9]; 8] = {
 /// position of the same game by adding only what appeared.
 #[derive(Clone, Debug)]
 pub struct Accumulator {
-    /// The sums, indexed by [`Player::index`] of the view.
-    pub sums: [[f32; HIDDEN]; 2],
+    /// The sums, indexed by [`Player::index`] of the view, in the
+    /// quantised first layer's integers (`quant.rs` shows they fit).
+    pub sums: [[i16; HIDDEN]; 2],
     /// The marks summed so far (index layout).
     marks: [u128; 2],
     /// The won boards summed so far, per player.
@@ -272,9 +273,9 @@ impl Accumulator {
         let mut feats = [0u16; MAX_ACTIVE];
         let sums = [Player::X, Player::O].map(|view| {
             let n = planes.features(view, &mut feats);
-            let mut sums = net.b1;
+            let mut sums = net.quant.b1;
             for &f in &feats[..n] {
-                add_row(&mut sums, &net.w1[f as usize]);
+                add_row(&mut sums, &net.quant.w1[f as usize]);
             }
             sums
         });
@@ -306,7 +307,7 @@ impl Accumulator {
                 while bits != 0 {
                     let f = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    add_row(sums, &net.w1[f]);
+                    add_row(sums, &net.quant.w1[f]);
                 }
             };
             add(planes.marks[view] & !self.marks[view], 0);
@@ -321,11 +322,14 @@ impl Accumulator {
     }
 }
 
-/// `sums += row`, a loop the compiler vectorizes.
+/// `sums += row`, a loop the compiler vectorizes (16 lanes with AVX2).
+/// The adds wrap: the net's scale is chosen so that no sum overflows
+/// (`quant.rs`), and a net for which that cannot hold only evaluates
+/// wrongly, without a panic.
 #[inline(always)]
-fn add_row(sums: &mut [f32; HIDDEN], row: &[f32; HIDDEN]) {
-    for (s, r) in sums.iter_mut().zip(row) {
-        *s += r;
+pub(super) fn add_row(sums: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    for (s, &r) in sums.iter_mut().zip(row) {
+        *s = s.wrapping_add(r);
     }
 }
 
