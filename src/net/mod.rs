@@ -409,9 +409,9 @@ impl Net {
             &mut views[0],
             &q.wt[(planes.target as usize).min(TARGETS - 1)],
         );
-        let mut dynamic = [0u8; DYNAMIC];
-        for (sums, view) in views.iter_mut().zip([side, side.opponent()]) {
-            let n = planes.dynamic(view, &mut dynamic);
+        let mut dynamic = [[0u8; DYNAMIC]; 2];
+        let counts = acc.dynamic(planes, [side, side.opponent()], &mut dynamic);
+        for ((sums, dynamic), n) in views.iter_mut().zip(&dynamic).zip(counts) {
             for &f in &dynamic[..n] {
                 features::add_row(sums, &q.wd[f as usize]);
             }
