@@ -86,6 +86,7 @@ impl Planes {
 
     /// The boards won by `x` and by `o`, and the boards full with no
     /// winner, one bit per board.
+    #[inline]
     pub fn boards(&self) -> ([u16; 2], u16) {
         let mut won = [0u16; 2];
         let mut drawn = 0u16;
@@ -126,7 +127,17 @@ impl Planes {
     /// The active features from `view`'s side, in increasing order, into
     /// `out`; returns how many.
     pub fn features(&self, view: Player, out: &mut [u16; MAX_ACTIVE]) -> usize {
-        let (won, drawn) = self.boards();
+        self.features_with(self.boards(), view, out)
+    }
+
+    /// [`Planes::features`] with the boards ([`Planes::boards`]) given.
+    #[inline(always)]
+    fn features_with(
+        &self,
+        (won, drawn): ([u16; 2], u16),
+        view: Player,
+        out: &mut [u16; MAX_ACTIVE],
+    ) -> usize {
         let (me, them) = (view.index(), view.opponent().index());
         let mut n = 0;
         let mut push = |mut bits: u128, base: u16| {
@@ -155,9 +166,15 @@ impl Planes {
     /// | 18-26 | winning board `i - 18` would give me three boards in a row |
     /// | 27-35 | winning board `i - 27` would give the other player three in a row |
     pub fn dynamic(&self, view: Player, out: &mut [u8; DYNAMIC]) -> usize {
-        let (won, drawn) = self.boards();
+        let boards = self.boards();
+        self.dynamic_with(boards, self.threats(boards), view, out)
+    }
+
+    /// The open boards each player (`x`, `o`) can win with one move,
+    /// given the boards ([`Planes::boards`]).
+    #[inline(always)]
+    fn threats(&self, (won, drawn): ([u16; 2], u16)) -> [u16; 2] {
         let closed = won[0] | won[1] | drawn;
-        let (me, them) = (view.index(), view.opponent().index());
         let mut threats = [0u16; 2];
         for b in (0..9).filter(|b| closed >> b & 1 == 0) {
             let empty = !(board9(self.marks[0], b) | board9(self.marks[1], b)) & 0x1ff;
@@ -167,6 +184,20 @@ impl Planes {
                 }
             }
         }
+        threats
+    }
+
+    /// [`Planes::dynamic`] with the boards and the threats given.
+    #[inline(always)]
+    fn dynamic_with(
+        &self,
+        (won, drawn): ([u16; 2], u16),
+        threats: [u16; 2],
+        view: Player,
+        out: &mut [u8; DYNAMIC],
+    ) -> usize {
+        let closed = won[0] | won[1] | drawn;
+        let (me, them) = (view.index(), view.opponent().index());
         let open = !closed & 0x1ff;
         let groups = [
             threats[me],
@@ -251,8 +282,9 @@ pub const SYMMETRY: [[u8; 9]; 8] = {
 /// position of the same game by adding only what appeared.
 #[derive(Clone, Debug)]
 pub struct Accumulator {
-    /// The sums, indexed by [`Player::index`] of the view.
-    pub sums: [[f32; HIDDEN]; 2],
+    /// The sums, indexed by [`Player::index`] of the view, in the
+    /// quantised first layer's integers (`quant.rs` shows they fit).
+    pub sums: [[i16; HIDDEN]; 2],
     /// The marks summed so far (index layout).
     marks: [u128; 2],
     /// The won boards summed so far, per player.
@@ -270,20 +302,40 @@ impl Accumulator {
         // place, as `update` does, goes through memory at every row).
         let (won, drawn) = planes.boards();
         let mut feats = [0u16; MAX_ACTIVE];
-        let sums = [Player::X, Player::O].map(|view| {
-            let n = planes.features(view, &mut feats);
-            let mut sums = net.b1;
+        let mut sums = [net.quant.b1; 2];
+        for (view, sums) in [Player::X, Player::O].into_iter().zip(&mut sums) {
+            let n = planes.features_with((won, drawn), view, &mut feats);
+            let mut local = *sums;
             for &f in &feats[..n] {
-                add_row(&mut sums, &net.w1[f as usize]);
+                add_row(&mut local, &net.quant.w1[f as usize]);
             }
-            sums
-        });
+            *sums = local;
+        }
         Accumulator {
             sums,
             marks: planes.marks,
             won,
             drawn,
         }
+    }
+
+    /// The dynamic features of `planes` from `views`' sides into `out`
+    /// ([`Planes::dynamic`]), with the boards these sums hold: `planes`
+    /// must be the position they are up to date with.
+    #[inline(always)]
+    pub(super) fn dynamic(
+        &self,
+        planes: &Planes,
+        views: [Player; 2],
+        out: &mut [[u8; DYNAMIC]; 2],
+    ) -> [usize; 2] {
+        let boards = (self.won, self.drawn);
+        let threats = planes.threats(boards);
+        let [mine, theirs] = out;
+        [
+            planes.dynamic_with(boards, threats, views[0], mine),
+            planes.dynamic_with(boards, threats, views[1], theirs),
+        ]
     }
 
     /// Brings the sums up to date with `planes`, a position that has every
@@ -306,7 +358,7 @@ impl Accumulator {
                 while bits != 0 {
                     let f = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    add_row(sums, &net.w1[f]);
+                    add_row(sums, &net.quant.w1[f]);
                 }
             };
             add(planes.marks[view] & !self.marks[view], 0);
@@ -321,11 +373,14 @@ impl Accumulator {
     }
 }
 
-/// `sums += row`, a loop the compiler vectorizes.
+/// `sums += row`, a loop the compiler vectorizes (16 lanes with AVX2).
+/// The adds wrap: the net's scale is chosen so that no sum overflows
+/// (`quant.rs`), and a net for which that cannot hold only evaluates
+/// wrongly, without a panic.
 #[inline(always)]
-fn add_row(sums: &mut [f32; HIDDEN], row: &[f32; HIDDEN]) {
-    for (s, r) in sums.iter_mut().zip(row) {
-        *s += r;
+pub(super) fn add_row(sums: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    for (s, &r) in sums.iter_mut().zip(row) {
+        *s = s.wrapping_add(r);
     }
 }
 

@@ -19,13 +19,27 @@
 //!      gives the search its priors (PUCT)
 //! ```
 //!
-//! 59,282 weights in `f32` (237 KB; 64 wide before p4w, 29,714 weights); inference is plain Rust over
-//! fixed-size arrays, compiled twice and chosen when the engine runs: for
-//! AVX2/FMA, with intrinsics for the two dense kernels (the second layer
-//! and the policy's dot products), where the processor has them, and plain
-//! otherwise ([`Kernels`], `simd.rs`). The net implements
-//! [`Evaluator`], the search's seam for valuing leaves without playouts
-//! and for the moves' priors.
+//! 59,282 weights in `f32` (237 KB; 64 wide before p4w, 29,714 weights),
+//! kept as the file has them for training, and quantised when the net is
+//! made or loaded: inference runs on integers (`quant.rs`: an `i16`
+//! accumulator, `i16` activations and weights summed in `i32`, back to
+//! `f32` for the last layer and the softmax), within 0.01 of the `f32` net's
+//! value and priors. Inference is plain Rust over fixed-size arrays,
+//! compiled twice and chosen when the engine runs: for AVX2, with
+//! intrinsics for the two dense kernels (the second layer and the policy's
+//! dot products), where the processor has them, and plain otherwise
+//! ([`Kernels`], `simd.rs`). The net implements [`Evaluator`], the
+//! search's seam for valuing leaves without playouts and for the moves'
+//! priors.
+//!
+//! Integers against `f32` (nets/README.md, criterion medians in one
+//! session): a leaf's value and priors from scratch 469k against 344k
+//! evaluations/s, PUCT search 260k against 211k iterations/s; `ultimo bench
+//! --eval net` 1.1-1.5x as many iterations a second as main's (a noisy
+//! machine); at 3000 nodes a move, 400 games against the `f32` engine,
+//! +2.6 [-6.6, +11.8] Elo. The accumulator is summed from scratch at every
+//! leaf: a per-thread cache of the last leaf's accumulator, updated by the
+//! difference, measured no faster and is not kept.
 //!
 //! # The weights file
 //!
@@ -46,6 +60,7 @@
 
 pub mod data;
 pub mod features;
+mod quant;
 mod simd;
 pub use simd::Kernels;
 pub mod train;
@@ -57,6 +72,7 @@ use thiserror::Error;
 use crate::rules::{Move, Position};
 use crate::search::Evaluator;
 use features::{Accumulator, Planes};
+use quant::Quantised;
 
 /// Input features per view kept in the accumulator.
 pub const FEATURES: usize = 189;
@@ -173,6 +189,16 @@ pub enum NetError {
         /// Its value.
         value: f32,
     },
+    /// The first layer's sums could be too large for the integer
+    /// inference (`quant.rs`).
+    #[error(
+        "the net's weights are too large: first-layer sums up to {bound:.1}, where this engine's integer inference holds {}",
+        quant::MAX_SUM
+    )]
+    Range {
+        /// The largest first-layer sum the weights allow.
+        bound: f64,
+    },
     /// The name is empty or not printable ASCII.
     #[error("the net's name is empty or not printable ASCII")]
     Name,
@@ -192,22 +218,17 @@ pub fn fnv1a(bytes: &[u8]) -> u32 {
     h
 }
 
-/// A net's weights, laid out for inference.
+/// A net's weights: as the file has them (`f32`), and quantised for
+/// inference (`quant.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Net {
-    /// First layer, one row per feature.
-    pub(crate) w1: Box<[[f32; HIDDEN]; FEATURES]>,
-    pub(crate) b1: [f32; HIDDEN],
-    /// Rows of the board to play on.
-    wt: Box<[[f32; HIDDEN]; TARGETS]>,
-    /// Rows of the dynamic features.
-    wd: Box<[[f32; HIDDEN]; DYNAMIC]>,
-    /// Second layer, one row per input.
-    w2: Box<[[f32; HIDDEN2]; 2 * HIDDEN]>,
+    /// The weights as the file has them, in the order of [`layout`].
+    flat: Box<[f32]>,
+    /// The integer weights the evaluation runs on.
+    pub(crate) quant: Quantised,
     b2: [f32; HIDDEN2],
     w3: [f32; HIDDEN2],
     b3: f32,
-    wp: Box<[[f32; 2 * HIDDEN]; POLICY]>,
     bp: [f32; POLICY],
     name: String,
     checksum: u32,
@@ -215,36 +236,20 @@ pub struct Net {
 
 impl Net {
     /// A net from its flat weights ([`layout`]) and a name (printable
-    /// ASCII, at most 16 bytes; cut to that).
+    /// ASCII, at most 16 bytes; cut to that), quantised for inference.
     pub fn from_flat(flat: &[f32], name: &str) -> Net {
         assert_eq!(flat.len(), layout::LEN);
-        let rows = |at: usize, i: usize| -> [f32; HIDDEN] {
-            std::array::from_fn(|j| flat[at + i * HIDDEN + j])
-        };
-        let w1 = Box::new(std::array::from_fn(|f| rows(layout::W1, f)));
-        let wt = Box::new(std::array::from_fn(|t| rows(layout::WT, t)));
-        let wd = Box::new(std::array::from_fn(|t| rows(layout::WD, t)));
-        let w2 = Box::new(std::array::from_fn(|i| {
-            std::array::from_fn(|j| flat[layout::W2 + i * HIDDEN2 + j])
-        }));
-        let wp = Box::new(std::array::from_fn(|c| {
-            std::array::from_fn(|k| flat[layout::WP + c * 2 * HIDDEN + k])
-        }));
         let name: String = name
             .chars()
             .filter(|c| c.is_ascii_graphic())
             .take(16)
             .collect();
         let mut net = Net {
-            w1,
-            b1: std::array::from_fn(|j| flat[layout::B1 + j]),
-            wt,
-            wd,
-            w2,
+            flat: flat.into(),
+            quant: Quantised::new(flat),
             b2: std::array::from_fn(|j| flat[layout::B2 + j]),
             w3: std::array::from_fn(|j| flat[layout::W3 + j]),
             b3: flat[layout::B3],
-            wp,
             bp: std::array::from_fn(|c| flat[layout::BP + c]),
             name,
             checksum: 0,
@@ -256,18 +261,7 @@ impl Net {
 
     /// The flat weights, in the file's order ([`layout`]).
     pub fn to_flat(&self) -> Vec<f32> {
-        let mut v = Vec::with_capacity(layout::LEN);
-        v.extend(self.w1.iter().flatten());
-        v.extend(&self.b1);
-        v.extend(self.wt.iter().flatten());
-        v.extend(self.wd.iter().flatten());
-        v.extend(self.w2.iter().flatten());
-        v.extend(&self.b2);
-        v.extend(&self.w3);
-        v.push(self.b3);
-        v.extend(self.wp.iter().flatten());
-        v.extend(&self.bp);
-        v
+        self.flat.to_vec()
     }
 
     /// The net built into the engine.
@@ -360,6 +354,10 @@ impl Net {
         if let Some((index, &value)) = flat.iter().enumerate().find(|(_, w)| !w.is_finite()) {
             return Err(NetError::NotFinite { index, value });
         }
+        let bound = Quantised::float_bound(&flat);
+        if bound > quant::MAX_SUM {
+            return Err(NetError::Range { bound });
+        }
         Ok(Net::from_flat(&flat, name))
     }
 
@@ -409,58 +407,59 @@ impl Net {
     }
 
     /// The first layer's clipped sums (side to move's half first), from
-    /// up-to-date accumulator sums: what the value and policy heads read.
+    /// up-to-date accumulator sums: what the value and policy heads read,
+    /// in `[0, qa]` (`qa` stands for 1; `quant.rs`).
     #[inline(always)]
-    pub fn hidden(&self, acc: &Accumulator, planes: &Planes) -> [f32; 2 * HIDDEN] {
+    pub fn hidden(&self, acc: &Accumulator, planes: &Planes) -> [i16; 2 * HIDDEN] {
+        let q = &self.quant;
         let side = planes.side;
         let mut views = [acc.sums[side.index()], acc.sums[side.opponent().index()]];
-        let row = &self.wt[(planes.target as usize).min(TARGETS - 1)];
-        for (s, &t) in views[0].iter_mut().zip(row) {
-            *s += t;
-        }
-        let mut dynamic = [0u8; DYNAMIC];
-        for (sums, view) in views.iter_mut().zip([side, side.opponent()]) {
-            let n = planes.dynamic(view, &mut dynamic);
+        features::add_row(
+            &mut views[0],
+            &q.wt[(planes.target as usize).min(TARGETS - 1)],
+        );
+        let mut dynamic = [[0u8; DYNAMIC]; 2];
+        let counts = acc.dynamic(planes, [side, side.opponent()], &mut dynamic);
+        for ((sums, dynamic), n) in views.iter_mut().zip(&dynamic).zip(counts) {
             for &f in &dynamic[..n] {
-                for (s, &w) in sums.iter_mut().zip(&self.wd[f as usize]) {
-                    *s += w;
-                }
+                features::add_row(sums, &q.wd[f as usize]);
             }
         }
-        let mut hidden = [0f32; 2 * HIDDEN];
+        let mut hidden = [0i16; 2 * HIDDEN];
         for (h, &s) in hidden.iter_mut().zip(views.iter().flatten()) {
-            *h = s.clamp(0.0, 1.0);
+            *h = s.clamp(0, q.qa);
         }
         hidden
     }
 
     /// The value head's output before the sigmoid.
     #[inline]
-    pub fn output(&self, hidden: &[f32; 2 * HIDDEN]) -> f32 {
+    pub fn output(&self, hidden: &[i16; 2 * HIDDEN]) -> f32 {
         self.output_with(Kernels::best(), hidden)
     }
 
     #[inline(always)]
-    fn output_with(&self, kernels: Kernels, hidden: &[f32; 2 * HIDDEN]) -> f32 {
-        let mut second = self.b2;
-        kernels.affine(&mut second, hidden, &self.w2);
+    fn output_with(&self, kernels: Kernels, hidden: &[i16; 2 * HIDDEN]) -> f32 {
+        let mut sums = [0i32; HIDDEN2];
+        kernels.affine(&mut sums, hidden, &self.quant.w2);
+        let scale = self.quant.w2_scale;
         let mut out = self.b3;
-        for (&s, &w) in second.iter().zip(&self.w3) {
-            out += s.clamp(0.0, 1.0) * w;
+        for ((&s, &b), &w) in sums.iter().zip(&self.b2).zip(&self.w3) {
+            out += (b + s as f32 * scale).clamp(0.0, 1.0) * w;
         }
         out
     }
 
     /// The policy logit of the move to `cell` (`9 * board + cell`, 0-80).
     #[inline]
-    pub fn policy_logit(&self, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
+    pub fn policy_logit(&self, hidden: &[i16; 2 * HIDDEN], cell: usize) -> f32 {
         self.policy_logit_with(Kernels::best(), hidden, cell)
     }
 
     #[inline(always)]
-    fn policy_logit_with(&self, kernels: Kernels, hidden: &[f32; 2 * HIDDEN], cell: usize) -> f32 {
+    fn policy_logit_with(&self, kernels: Kernels, hidden: &[i16; 2 * HIDDEN], cell: usize) -> f32 {
         let cell = cell.min(POLICY - 1);
-        self.bp[cell] + kernels.dot(hidden, &self.wp[cell])
+        self.bp[cell] + kernels.dot(hidden, &self.quant.wp[cell]) as f32 * self.quant.wp_scale
     }
 
     /// The value of `planes` for the side to move and the priors of the

@@ -9,19 +9,22 @@
 //! `Net::evaluate_planes`): once for AVX2/FMA, where the compiler also
 //! vectorises the accumulator's row sums 8 floats wide, and once plain.
 //!
-//! The two dense kernels (the second layer and the policy's dot products)
-//! are hand-written with intrinsics for AVX2/FMA: `perf stat -r 3` of
-//! `ultimo bench --eval net` (352,234 nodes either way) took 718-833 ms
-//! with the plain loops compiled for AVX2 (the compiler makes 128-bit and
-//! scalar operations of them, and a chain of dependent adds) and 579 ms
-//! with the intrinsics. The AVX2 kernel multiplies every input, zeros
-//! included: a branch that skipped the zeros (clipped activations) cost
-//! more than it saved there (966 ms with it, 619 ms without). The plain
-//! loop of the second layer skips them.
+//! The two dense kernels (the second layer and the policy's dot products,
+//! over the quantised net's `i16` activations and weights, summed in
+//! `i32`) are hand-written with intrinsics for AVX2 (`vpmaddwd`): with a
+//! pair of activations broadcast, one instruction multiplies them with
+//! their weights to eight outputs and adds the two products. The plain
+//! second layer skips pairs of zero activations (clipped ones); the AVX2
+//! one multiplies them all (with `f32` kernels a branch on zeros cost more
+//! than it saved). Integer sums do not depend on their order, so every
+//! kernel gives the plain loops' results exactly.
 //!
-//! No AVX-512 kernel: the second layer is 32 floats wide (two 512-bit
-//! registers against four 256-bit ones), and no machine this project runs
-//! on has AVX-512 to measure or test one.
+//! In `f32` (before the net was quantised) the intrinsics had made
+//! `ultimo bench --eval net` 20-30% faster than the plain loops compiled
+//! for AVX2, which the compiler made 128-bit and scalar operations of.
+//!
+//! No AVX-512 kernel: the second layer is 32 outputs wide, and no machine
+//! this project runs on has AVX-512 to measure or test one.
 
 use super::{HIDDEN, HIDDEN2};
 
@@ -85,13 +88,16 @@ impl Kernels {
         }
     }
 
-    /// `out[j] += sum_i input[i] * rows[i][j]`.
+    /// `out[j] += sum_i input[i] w(i, j)`, where `w(i, j)` is
+    /// `rows[i / 2][2 j + i % 2]` (inputs paired, as `vpmaddwd` wants
+    /// them). The exact sums must fit an `i32`: they do for activations in
+    /// `[0, qa]` and the quantised weights (`quant.rs`).
     #[inline(always)]
     pub fn affine(
         self,
-        out: &mut [f32; HIDDEN2],
-        input: &[f32; 2 * HIDDEN],
-        rows: &[[f32; HIDDEN2]; 2 * HIDDEN],
+        out: &mut [i32; HIDDEN2],
+        input: &[i16; 2 * HIDDEN],
+        rows: &[[i16; 2 * HIDDEN2]; HIDDEN],
     ) {
         match self.0 {
             Level::Plain => affine_plain(out, input, rows),
@@ -102,9 +108,10 @@ impl Kernels {
         }
     }
 
-    /// The dot product of two 128-float vectors.
+    /// The dot product of two 256-long vectors, whose exact value (and
+    /// every partial sum's) must fit an `i32`, as in [`Kernels::affine`].
     #[inline(always)]
-    pub fn dot(self, a: &[f32; 2 * HIDDEN], b: &[f32; 2 * HIDDEN]) -> f32 {
+    pub fn dot(self, a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
         match self.0 {
             Level::Plain => dot_plain(a, b),
             // SAFETY: as in `affine`.
@@ -116,99 +123,92 @@ impl Kernels {
 
 #[inline(always)]
 fn affine_plain(
-    out: &mut [f32; HIDDEN2],
-    input: &[f32; 2 * HIDDEN],
-    rows: &[[f32; HIDDEN2]; 2 * HIDDEN],
+    out: &mut [i32; HIDDEN2],
+    input: &[i16; 2 * HIDDEN],
+    rows: &[[i16; 2 * HIDDEN2]; HIDDEN],
 ) {
-    for (&x, row) in input.iter().zip(rows) {
-        if x != 0.0 {
-            for (o, &w) in out.iter_mut().zip(row) {
-                *o += x * w;
+    for (pair, row) in input.chunks_exact(2).zip(rows) {
+        let (x0, x1) = (pair[0] as i32, pair[1] as i32);
+        if x0 | x1 != 0 {
+            for (o, w) in out.iter_mut().zip(row.chunks_exact(2)) {
+                *o += x0 * w[0] as i32 + x1 * w[1] as i32;
             }
         }
     }
 }
 
 #[inline(always)]
-fn dot_plain(a: &[f32; 2 * HIDDEN], b: &[f32; 2 * HIDDEN]) -> f32 {
-    let mut lanes = [0f32; 8];
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        for k in 0..8 {
-            lanes[k] += x[k] * y[k];
-        }
-    }
-    lanes.iter().sum()
+fn dot_plain(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
+    a.iter().zip(b).map(|(&x, &y)| x as i32 * y as i32).sum()
 }
 
 /// # Safety
-/// The processor must have AVX2 and FMA. Every load and store is unaligned
-/// (`loadu`/`storeu`) and stays inside `out` or a row: offsets 0, 8, 16
-/// and 24 of 32-float arrays.
+/// The processor must have AVX2. Every load and store is unaligned and
+/// stays inside its array: the pairs of `input` at `i16` offsets `2 i`
+/// (`i` < 128, four bytes each), the rows of 64 `i16` and `out`'s 32 `i32`
+/// at offsets 0, 16, 32 and 48, and 0, 8, 16 and 24, 32 bytes each.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn affine_avx2(
-    out: &mut [f32; HIDDEN2],
-    input: &[f32; 2 * HIDDEN],
-    rows: &[[f32; HIDDEN2]; 2 * HIDDEN],
+    out: &mut [i32; HIDDEN2],
+    input: &[i16; 2 * HIDDEN],
+    rows: &[[i16; 2 * HIDDEN2]; HIDDEN],
 ) {
     use std::arch::x86_64::*;
-    const _: () = assert!(HIDDEN2 == 32 && (2 * HIDDEN).is_multiple_of(2));
-    // SAFETY: the caller guarantees AVX2 and FMA (see `# Safety`); the
-    // offsets are those listed there.
+    const _: () = assert!(HIDDEN2 == 32);
+    // SAFETY: the caller guarantees AVX2 (see `# Safety`); the offsets are
+    // those listed there.
     unsafe {
-        let o = out.as_mut_ptr();
-        // Two sets of four accumulators (even and odd inputs) halve the
-        // chains of dependent FMAs.
-        let mut a = [
-            _mm256_loadu_ps(o),
-            _mm256_loadu_ps(o.add(8)),
-            _mm256_loadu_ps(o.add(16)),
-            _mm256_loadu_ps(o.add(24)),
+        let o = out.as_mut_ptr().cast::<__m256i>();
+        let mut acc = [
+            _mm256_loadu_si256(o),
+            _mm256_loadu_si256(o.add(1)),
+            _mm256_loadu_si256(o.add(2)),
+            _mm256_loadu_si256(o.add(3)),
         ];
-        let mut b = [_mm256_setzero_ps(); 4];
-        for i in (0..2 * HIDDEN).step_by(2) {
-            let (x0, x1) = (input[i], input[i + 1]);
-            let x = _mm256_set1_ps(x0);
-            let r = rows[i].as_ptr();
-            for (k, acc) in a.iter_mut().enumerate() {
-                *acc = _mm256_fmadd_ps(x, _mm256_loadu_ps(r.add(8 * k)), *acc);
-            }
-            let x = _mm256_set1_ps(x1);
-            let r = rows[i + 1].as_ptr();
-            for (k, acc) in b.iter_mut().enumerate() {
-                *acc = _mm256_fmadd_ps(x, _mm256_loadu_ps(r.add(8 * k)), *acc);
+        let pairs = input.as_ptr().cast::<i32>();
+        for (i, row) in rows.iter().enumerate() {
+            // Inputs 2i (low half) and 2i + 1 (high half) in every lane:
+            // lane m of `madd` is x0 w(2i, j) + x1 w(2i + 1, j), j = 8k + m.
+            let x = _mm256_set1_epi32(pairs.add(i).read_unaligned());
+            let r = row.as_ptr().cast::<__m256i>();
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, _mm256_loadu_si256(r.add(k))));
             }
         }
-        for k in 0..4 {
-            _mm256_storeu_ps(o.add(8 * k), _mm256_add_ps(a[k], b[k]));
+        for (k, a) in acc.into_iter().enumerate() {
+            _mm256_storeu_si256(o.add(k), a);
         }
     }
 }
 
 /// # Safety
-/// The processor must have AVX2 and FMA. The unaligned loads read offsets
-/// 0 to 120 of 128-float arrays, eight floats each.
+/// The processor must have AVX2. The unaligned loads read offsets 0 to 240
+/// of 256-long `i16` arrays, sixteen each.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn dot_avx2(a: &[f32; 2 * HIDDEN], b: &[f32; 2 * HIDDEN]) -> f32 {
+unsafe fn dot_avx2(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
     use std::arch::x86_64::*;
     const _: () = assert!((2 * HIDDEN).is_multiple_of(32));
-    // SAFETY: the caller guarantees AVX2 and FMA (see `# Safety`); the
-    // offsets are those listed there.
+    // SAFETY: the caller guarantees AVX2 (see `# Safety`); the offsets are
+    // those listed there.
     unsafe {
-        let (pa, pb) = (a.as_ptr(), b.as_ptr());
-        let mut acc = [_mm256_setzero_ps(); 4];
-        for i in (0..2 * HIDDEN).step_by(32) {
+        let (pa, pb) = (a.as_ptr().cast::<__m256i>(), b.as_ptr().cast::<__m256i>());
+        let mut acc = [_mm256_setzero_si256(); 2];
+        for i in (0..2 * HIDDEN / 16).step_by(2) {
             for (k, s) in acc.iter_mut().enumerate() {
-                let at = i + 8 * k;
-                *s = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(at)), _mm256_loadu_ps(pb.add(at)), *s);
+                let p = _mm256_madd_epi16(
+                    _mm256_loadu_si256(pa.add(i + k)),
+                    _mm256_loadu_si256(pb.add(i + k)),
+                );
+                *s = _mm256_add_epi32(*s, p);
             }
         }
-        let s = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
-        let q = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-        let q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-        let q = _mm_add_ss(q, _mm_shuffle_ps(q, q, 1));
-        _mm_cvtss_f32(q)
+        let s = _mm256_add_epi32(acc[0], acc[1]);
+        let q = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+        let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b01_00_11_10));
+        let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b10_11_00_01));
+        _mm_cvtsi128_si32(q)
     }
 }
 
@@ -217,23 +217,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kernels_match_plain_loops() {
-        let mut x = [0f32; 2 * HIDDEN];
-        let mut y = [0f32; 2 * HIDDEN];
-        let mut rows = [[0f32; HIDDEN2]; 2 * HIDDEN];
+    fn kernels_match_plain_loops_exactly() {
+        // Activations in [0, 1024] with many zeros (clipped), weights over
+        // the whole range the quantisation allows at that scale.
+        let l = (i32::MAX / (2 * HIDDEN as i32) / 1024) as i64;
+        let mut x = [0i16; 2 * HIDDEN];
+        let mut y = [0i16; 2 * HIDDEN];
+        let mut rows = [[0i16; 2 * HIDDEN2]; HIDDEN];
         for i in 0..2 * HIDDEN {
-            // Some zeros, as clipped activations have.
-            x[i] = if i % 3 == 0 {
-                0.0
-            } else {
-                ((i * 37 % 101) as f32 - 50.0) / 50.0
+            x[i] = match i % 5 {
+                0 | 3 => 0,
+                1 => 1024,
+                _ => (i * 37 % 1025) as i16,
             };
-            y[i] = ((i * 53 % 97) as f32 - 48.0) / 40.0;
-            for (j, w) in rows[i].iter_mut().enumerate() {
-                *w = (((i * 31 + j * 17) % 89) as f32 - 44.0) / 30.0;
+            y[i] = ((i as i64 * 7919 % (2 * l + 1)) - l) as i16;
+        }
+        for (i, row) in rows.iter_mut().enumerate() {
+            for (k, w) in row.iter_mut().enumerate() {
+                *w = (((i * 131 + k * 17) as i64 * 104_729 % (2 * l + 1)) - l) as i16;
             }
         }
-        let plain_dot: f32 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
+        // The extremes too: every activation at 1024 against the largest
+        // weights of one sign.
+        let full = [1024i16; 2 * HIDDEN];
+        let top = [l as i16; 2 * HIDDEN];
+        let bottom = [-l as i16; 2 * HIDDEN];
+        let want_dot = |a: &[i16], b: &[i16]| -> i64 {
+            a.iter().zip(b).map(|(&p, &q)| p as i64 * q as i64).sum()
+        };
         let all = Kernels::supported();
         // Where the processor has AVX2 and FMA, both paths are tested.
         #[cfg(target_arch = "x86_64")]
@@ -246,16 +257,19 @@ mod tests {
         );
         for kernels in all {
             let name = kernels.name();
-            assert!((kernels.dot(&x, &y) - plain_dot).abs() < 1e-3, "{name}");
-            let mut out = [0.5f32; HIDDEN2];
-            kernels.affine(&mut out, &x, &rows);
-            for j in 0..HIDDEN2 {
-                let want: f32 = 0.5 + (0..2 * HIDDEN).map(|i| x[i] * rows[i][j]).sum::<f32>();
-                assert!(
-                    (out[j] - want).abs() < 1e-3,
-                    "{name} {j}: {} vs {want}",
-                    out[j]
-                );
+            for (a, b) in [(&x, &y), (&full, &top), (&full, &bottom), (&x, &x)] {
+                assert_eq!(kernels.dot(a, b) as i64, want_dot(a, b), "{name}");
+            }
+            for input in [&x, &full] {
+                let mut out = [7i32; HIDDEN2];
+                kernels.affine(&mut out, input, &rows);
+                for j in 0..HIDDEN2 {
+                    let want: i64 = 7
+                        + (0..2 * HIDDEN)
+                            .map(|i| input[i] as i64 * rows[i / 2][2 * j + i % 2] as i64)
+                            .sum::<i64>();
+                    assert_eq!(out[j] as i64, want, "{name} {j}");
+                }
             }
         }
     }

@@ -199,24 +199,101 @@ fn every_kernel_the_processor_runs_gives_the_plain_values_and_priors() {
                 let name = kernels.name();
                 let mut got = vec![0f32; cells.len()];
                 let w = net.evaluate_with_policy_using(kernels, &planes, &cells, &mut got);
-                assert!(
-                    (v - w).abs() < 1e-4,
-                    "{name} position {checked}: {v} vs {w}"
-                );
-                for (a, b) in want.iter().zip(&got) {
-                    assert!(
-                        (a - b).abs() < 1e-4,
-                        "{name} position {checked}: priors {want:?} vs {got:?}"
-                    );
-                }
+                // Integers up to the same float operations: the same bits.
+                assert_eq!(v, w, "{name} position {checked}");
+                assert_eq!(want, got, "{name} position {checked}");
                 let e = net.evaluate_planes_using(kernels, &planes);
-                assert!(
-                    (v - e).abs() < 1e-4,
-                    "{name} position {checked}: {v} vs {e}"
-                );
+                assert_eq!(v, e, "{name} position {checked}");
             }
             checked += 1;
         }
     }
     assert!(checked > 500, "{checked}");
+}
+
+/// The largest and the mean differences of the quantised net's values
+/// and priors from the f32 forward pass (the trainer's) over `positions`.
+fn quantisation_error(net: &Net, positions: &[Position]) -> [f32; 4] {
+    let reference = Trainer::from_net(net);
+    let (mut value, mut prior) = (0f32, 0f32);
+    let (mut value_sum, mut prior_sum, mut priors) = (0f64, 0f64, 0usize);
+    for pos in positions {
+        let planes = features::Planes::from_position(pos);
+        let v = net.evaluate_planes(&planes);
+        let e = (v - reference.forward(&planes)).abs();
+        value = value.max(e);
+        value_sum += e as f64;
+        let want = reference.policy(&planes);
+        let cells: Vec<u8> = want.iter().map(|&(c, _)| c).collect();
+        let mut got = vec![0f32; cells.len()];
+        let w = net.evaluate_with_policy(&planes, &cells, &mut got);
+        assert_eq!(v, w, "{pos}");
+        for (&(_, p), q) in want.iter().zip(got) {
+            prior = prior.max((p - q).abs());
+            prior_sum += (p - q).abs() as f64;
+            priors += 1;
+        }
+    }
+    let mean = |sum: f64, n: usize| (sum / n.max(1) as f64) as f32;
+    [
+        value,
+        mean(value_sum, positions.len()),
+        prior,
+        mean(prior_sum, priors),
+    ]
+}
+
+/// The reference positions (not over) and positions of random games.
+fn test_positions() -> Vec<Position> {
+    let mut out: Vec<Position> = include_str!("../../tests/data/positions.txt")
+        .lines()
+        .filter_map(|l| l.split(';').next()?.parse::<Position>().ok())
+        .filter(|p| !p.is_over())
+        .collect();
+    assert!(out.len() > 240, "{}", out.len());
+    let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(20);
+    while out.len() < 3300 {
+        let mut pos = Position::startpos();
+        while pos.random_step(&mut rng) && !pos.is_over() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+fn quantised_inference_follows_the_f32_net() {
+    // The built-in net (measured: at most 0.0072 and 0.0052, means 0.00036
+    // and 0.00028; quant.rs), and a fresh one (small weights: the largest
+    // scale).
+    let positions = test_positions();
+    let [value, value_mean, prior, prior_mean] = quantisation_error(Net::builtin(), &positions);
+    assert!(value < 0.01 && prior < 0.01, "{value} {prior}");
+    assert!(
+        value_mean < 0.001 && prior_mean < 0.001,
+        "{value_mean} {prior_mean}"
+    );
+    // A smaller scale, as chess engines use, is some three times as far
+    // off.
+    let mut coarse = Net::builtin().clone();
+    coarse.quant = quant::Quantised::with_scale(&coarse.to_flat(), 255);
+    let [_, coarse_mean, ..] = quantisation_error(&coarse, &positions);
+    assert!(coarse_mean > 2.0 * value_mean, "{coarse_mean} {value_mean}");
+    let fresh = Trainer::new(21).net("fresh");
+    assert_eq!(fresh.quant.qa, quant::QA_MAX as i16);
+    let [value, _, prior, _] = quantisation_error(&fresh, &positions[..500]);
+    assert!(value < 0.002 && prior < 0.002, "{value} {prior}");
+}
+#[test]
+fn nets_too_large_for_integers_are_refused() {
+    let mut flat = Net::builtin().to_flat();
+    for w in &mut flat[layout::W1..layout::B1] {
+        *w *= 20.0;
+    }
+    let bytes = Net::from_flat(&flat, "big").to_bytes();
+    let err = Net::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(
+        err.starts_with("the net's weights are too large: first-layer sums up to"),
+        "{err}"
+    );
 }

@@ -702,8 +702,10 @@ mod tests {
                 let incremental = net.value(&acc, &planes);
                 let scratch = net.evaluate_planes(&planes);
                 let trainer_value = trainer.forward(&planes);
-                assert!((incremental - scratch).abs() < 1e-5, "{pos}");
-                assert!((trainer_value - scratch).abs() < 1e-5, "{pos}");
+                // The engine's integers are the same either way; the
+                // trainer's floats differ by the quantisation's error.
+                assert_eq!(incremental, scratch, "{pos}");
+                assert!((trainer_value - scratch).abs() < 2e-3, "{pos}");
                 // The policy heads agree too, move for move.
                 let moves = pos.legal_moves();
                 let mut priors = vec![0f32; moves.len()];
@@ -716,7 +718,7 @@ mod tests {
                 assert_eq!(engine.len(), trainer_priors.len(), "{pos}");
                 for ((c, p), (tc, tp)) in engine.iter().zip(&trainer_priors) {
                     assert_eq!(c, tc, "{pos}");
-                    assert!((p - tp).abs() < 1e-5, "{pos}: {c} {p} {tp}");
+                    assert!((p - tp).abs() < 2e-3, "{pos}: {c} {p} {tp}");
                 }
                 assert!((engine.iter().map(|e| e.1).sum::<f32>() - 1.0).abs() < 1e-4);
             }
