@@ -35,8 +35,10 @@
 //! Integers against `f32` (nets/README.md, criterion medians in one
 //! session): a leaf's value and priors from scratch 469k against 344k
 //! evaluations/s, PUCT search 260k against 211k iterations/s; `ultimo bench
-//! --eval net` 1.1-1.5x as many iterations a second as main's (a noisy
-//! machine); at 3000 nodes a move, 400 games against the `f32` engine,
+//! --eval net` in 0.90 s of CPU against 1.58 s for the `f32` engine of
+//! 623e651 (`perf stat -r 5`, the same 351.5k iterations, after the boards
+//! and threats came to be worked out once an evaluation): 1.75x; at 3000
+//! nodes a move, 400 games against the `f32` engine,
 //! +2.6 [-6.6, +11.8] Elo. The accumulator is summed from scratch at every
 //! leaf: a per-thread cache of the last leaf's accumulator, updated by the
 //! difference, measured no faster and is not kept.
