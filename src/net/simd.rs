@@ -7,7 +7,8 @@
 //! (`is_x86_feature_detected!`, cached by the standard library). The net's
 //! whole evaluation is compiled twice (`Net::evaluate_with_policy` and
 //! `Net::evaluate_planes`): once for AVX2/FMA, where the compiler also
-//! vectorises the accumulator's row sums 8 floats wide, and once plain.
+//! vectorises the accumulator's row sums sixteen `i16` wide, and once
+//! plain.
 //!
 //! The two dense kernels (the second layer and the policy's dot products,
 //! over the quantised net's `i16` activations and weights, summed in
