@@ -427,9 +427,15 @@ impl Net {
                 features::add_row(sums, &q.wd[f as usize]);
             }
         }
+        // One loop per view: a loop over `views.iter().flatten()` was not
+        // vectorized (scalar compares and branches, about 40% of the
+        // evaluation in `perf`).
         let mut hidden = [0i16; 2 * HIDDEN];
-        for (h, &s) in hidden.iter_mut().zip(views.iter().flatten()) {
-            *h = s.clamp(0, q.qa);
+        let (mine, theirs) = hidden.split_at_mut(HIDDEN);
+        for (half, sums) in [mine, theirs].into_iter().zip(&views) {
+            for (h, &s) in half.iter_mut().zip(sums) {
+                *h = s.max(0).min(q.qa);
+            }
         }
         hidden
     }
