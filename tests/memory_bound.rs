@@ -101,6 +101,10 @@ fn hash_bounds_all_allocations() {
 #[test]
 fn hash_bounds_allocations_with_priors() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The net (its f32 weights and their integers, 711 KB) is made before
+    // the baseline: the bound is the tree's.
+    let net: std::sync::Arc<dyn ultimo::search::Evaluator<Position>> =
+        std::sync::Arc::new(ultimo::net::Net::builtin().clone());
     let baseline = CURRENT.load(Ordering::SeqCst);
     let hash_mb = 8;
     let mut options = Options {
@@ -111,8 +115,6 @@ fn hash_bounds_allocations_with_priors() {
     options.params.policy = 0.5;
     options.params.expand_visits = 1;
     let mut s = Searcher::new(options, Position::startpos()).unwrap();
-    let net: std::sync::Arc<dyn ultimo::search::Evaluator<Position>> =
-        std::sync::Arc::new(ultimo::net::Net::builtin().clone());
     s.set_evaluator(Some(net));
     PEAK.store(CURRENT.load(Ordering::SeqCst), Ordering::SeqCst);
     let mut pos = Position::startpos();
@@ -120,11 +122,7 @@ fn hash_bounds_allocations_with_priors() {
         // 100,000 expansions fill the 8 MiB tree several times over.
         search(&mut s, &pos, 100_000);
         let peak = PEAK.load(Ordering::SeqCst) - baseline;
-        assert!(
-            // The net: its f32 weights (237 KB) and their integers (117 KB).
-            peak <= hash_mb * MIB + SLACK + 400_000,
-            "peak {peak} bytes"
-        );
+        assert!(peak <= hash_mb * MIB + SLACK, "peak {peak} bytes");
         let m = pos.legal_moves()[0];
         pos.play(m);
     }

@@ -6,28 +6,29 @@
 //!
 //! ```text
 //! 189 sparse binary features per view (features.rs)
-//!   -> 128 sums per view (the accumulator, summed from scratch for each
+//!   -> 256 sums per view (the accumulator, summed from scratch for each
 //!      position the search values)
 //!   -> + the rows of 36 dynamic features (threats) per view, and for the
-//!      side to move the row of the board to play on; side to move's 128,
-//!      other's 128, each clipped to [0, 1]                        (256)
+//!      side to move the row of the board to play on; side to move's 256,
+//!      other's 256, each clipped to [0, 1]                        (512)
 //!   -> 32, clipped to [0, 1]
 //!   -> 1, sigmoid: the expected score of the side to move (win 1, draw 1/2)
 //!
-//! the 256 clipped sums, also
+//! the 512 clipped sums, also
 //!   -> 81 policy logits, one per cell; a softmax over the legal moves'
 //!      gives the search its priors (PUCT)
 //! ```
 //!
-//! 59,282 weights in `f32` (237 KB; 64 wide before p4w, 29,714 weights),
-//! kept as the file has them for training, and quantised when the net is
-//! made or loaded: inference runs on integers (`quant.rs`: an `i16`
-//! accumulator, `i16` activations and weights summed in `i32`, back to
-//! `f32` for the last layer and the softmax), within 0.01 of the `f32` net's
-//! value and priors. Inference is plain Rust over fixed-size arrays,
-//! compiled twice and chosen when the engine runs: for AVX2, with
-//! intrinsics for the two dense kernels (the second layer and the policy's
-//! dot products), where the processor has them, and plain otherwise
+//! 118,418 weights in `f32` (474 KB; 128 wide before w256, 59,282
+//! weights; 64 wide before p4w, 29,714), kept as the file has them for
+//! training, and quantised when the net is made or loaded: inference runs
+//! on integers (`quant.rs`: an `i16` accumulator, `i16` activations and
+//! weights summed in `i32`, back to `f32` for the last layer and the
+//! softmax), within 0.011 of the `f32` net's value and priors (means under
+//! 0.0004). Inference is plain Rust over fixed-size arrays, compiled
+//! twice and chosen when the engine runs: for AVX2, with intrinsics for
+//! the two dense kernels (the second layer and the policy's dot
+//! products), where the processor has them, and plain otherwise
 //! ([`Kernels`], `simd.rs`). The net implements [`Evaluator`], the
 //! search's seam for valuing leaves without playouts and for the moves'
 //! priors.
@@ -39,8 +40,12 @@
 //! 623e651 (`perf stat -r 5`, the same 351.5k iterations, after the boards
 //! and threats came to be worked out once an evaluation): 1.75x; at 3000
 //! nodes a move, 400 games against the `f32` engine,
-//! +2.6 [-6.6, +11.8] Elo. The accumulator is summed from scratch at every
-//! leaf: a per-thread cache of the last leaf's accumulator, updated by the
+//! +2.6 [-6.6, +11.8] Elo. Clipping the sums one view at a time, in loops
+//! the compiler vectorizes (the clipping had been about 40% of an
+//! evaluation), then made that run 1.36x faster again (medians of 10
+//! alternating runs in a later, slower session: 0.90 s against 1.23 s),
+//! and a net twice as wide (256, w256f) worth its cost at 100 ms a move
+//! (nets/README.md). The accumulator is summed from scratch at every leaf: a per-thread cache of the last leaf's accumulator, updated by the
 //! difference, measured no faster and is not kept.
 //!
 //! # The weights file
@@ -51,7 +56,7 @@
 //! |---|---|
 //! | 8 | magic `UTTTNNUE` |
 //! | 4 | format version: 2 (version 1, without the policy head, is read with uniform priors) |
-//! | 4 x 3 | features, hidden size, second hidden size: 225, 128, 32 |
+//! | 4 x 3 | features, hidden size, second hidden size: 225, 256, 32 |
 //! | 16 | the net's name, ASCII, padded with zero bytes |
 //! | 4 x N | the weights as `f32`, in the order of [`Net::to_flat`] |
 //! | 4 | FNV-1a (32-bit) of every byte before it |
@@ -84,7 +89,7 @@ pub const DYNAMIC: usize = 36;
 /// Values of the board to play on (0-8, 9 for any).
 pub const TARGETS: usize = 10;
 /// First hidden layer, per view.
-pub const HIDDEN: usize = 128;
+pub const HIDDEN: usize = 256;
 /// Second hidden layer.
 pub const HIDDEN2: usize = 32;
 /// Policy logits: one per cell.
@@ -110,7 +115,7 @@ pub mod layout {
     pub const W3: usize = B2 + HIDDEN2;
     /// Output bias.
     pub const B3: usize = W3 + HIDDEN2;
-    /// Policy weights: per cell, a row over the 128 clipped sums.
+    /// Policy weights: per cell, a row over the `2 HIDDEN` clipped sums.
     pub const WP: usize = B3 + 1;
     /// Policy biases, per cell.
     pub const BP: usize = WP + POLICY * 2 * HIDDEN;

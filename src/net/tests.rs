@@ -44,7 +44,7 @@ fn bad_files_say_why() {
         "net file format version 7; this engine reads versions 1 and 2"
     );
     let mut shape = bytes.clone();
-    shape[16] = 64;
+    shape[16..20].copy_from_slice(&64u32.to_le_bytes());
     assert!(err(&shape).starts_with("the net has layers [225, 64, 32]"));
     // A NaN weight with a matching checksum.
     let mut nan = bytes.clone();
@@ -263,12 +263,12 @@ fn test_positions() -> Vec<Position> {
 
 #[test]
 fn quantised_inference_follows_the_f32_net() {
-    // The built-in net (p4w measured at most 0.0072 and 0.0052, means
-    // 0.00036 and 0.00028; quant.rs), and a fresh one (small weights: the largest
-    // scale).
+    // The built-in net (w256f measured at most 0.0102 and 0.0071, means
+    // 0.00037 and 0.00027; p4w, half as wide, 0.0072 and 0.0052; quant.rs),
+    // and a fresh one (small weights: the largest scale).
     let positions = test_positions();
     let [value, value_mean, prior, prior_mean] = quantisation_error(Net::builtin(), &positions);
-    assert!(value < 0.01 && prior < 0.01, "{value} {prior}");
+    assert!(value < 0.015 && prior < 0.015, "{value} {prior}");
     assert!(
         value_mean < 0.001 && prior_mean < 0.001,
         "{value_mean} {prior_mean}"
