@@ -45,7 +45,8 @@
 //! evaluation), then made that run 1.36x faster again (medians of 10
 //! alternating runs in a later, slower session: 0.90 s against 1.23 s),
 //! and a net twice as wide (256, w256f) worth its cost at 100 ms a move
-//! (nets/README.md). The accumulator is summed from scratch at every leaf: a per-thread cache of the last leaf's accumulator, updated by the
+//! (nets/README.md). The accumulator is summed from scratch at every leaf:
+//! a per-thread cache of the last leaf's accumulator, updated by the
 //! difference, measured no faster and is not kept.
 //!
 //! # The weights file

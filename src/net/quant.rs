@@ -57,7 +57,7 @@
 //! | 791 (p4w's: the largest that fits) | 0.0072 | 0.00036 | 0.0052 | 0.00028 |
 //!
 //! w256f, the built-in net (256 wide, `qa` 796, the second layer's weights
-//! capped at half p4w's), differs by at most 0.0102 (mean 0.00037) in the
+//! capped at about half p4wf's), differs by at most 0.0102 (mean 0.00037) in the
 //! value and 0.0071 (mean 0.00027) in the priors.
 //!
 //! The error falls as `1 / qa`: it is the first layer's rounding (half a

@@ -146,8 +146,8 @@ fn dot_plain(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
 /// # Safety
 /// The processor must have AVX2. Every load and store is unaligned and
 /// stays inside its array: the pairs of `input` at `i16` offsets `2 i`
-/// (`i` < `HIDDEN`, four bytes each), the rows of 64 `i16` and `out`'s 32 `i32`
-/// at offsets 0, 16, 32 and 48, and 0, 8, 16 and 24, 32 bytes each.
+/// (`i` < `HIDDEN`, four bytes each), the rows of 64 `i16` and `out`'s 32
+/// `i32` at offsets 0, 16, 32 and 48, and 0, 8, 16 and 24, 32 bytes each.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn affine_avx2(
