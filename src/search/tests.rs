@@ -1230,6 +1230,41 @@ fn eight_threads_keep_one_tree_whole() {
     assert!(checked > 1_000_000, "{checked} nodes checked");
 }
 
+/// With priors every node below the root is expanded at its first visit,
+/// so an unproven node with children has had exactly one iteration end at
+/// it: its visits are its children's plus one, the root's children
+/// included (each thread adds its visits to those from its own counts, 64
+/// at a time). Eight threads on a tree that never fills, so that every
+/// leaf is expanded; a visit lost at any depth breaks the sum.
+#[test]
+fn eight_threads_lose_no_visit_at_any_depth() {
+    let mut s = forced(8, 64, 7);
+    let mut o = s.options().clone();
+    o.params.policy = 1.0;
+    o.params.expand_visits = 1;
+    s.set_options(o, Position::startpos()).unwrap();
+    s.set_evaluator(Some(Arc::new(Varied)));
+    let mut checked = 0;
+    for pos in reference_positions().iter().step_by(10) {
+        s.clear(*pos);
+        run(&mut s, pos, &nodes(20_000));
+        let tree = &s.tree;
+        let mut stack = vec![0usize];
+        while let Some(idx) = stack.pop() {
+            let node = tree.node(idx);
+            let children = node.children();
+            stack.extend(children.clone());
+            if idx == 0 || children.is_empty() || node.proof().is_some() {
+                continue;
+            }
+            let sum: u64 = children.map(|c| tree.node(c).visits() as u64).sum();
+            assert_eq!(node.visits() as u64, sum + 1, "{pos}: node {idx}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked} nodes checked");
+}
+
 /// Proofs found by eight threads agree with one thread's, and those near
 /// the end with exhaustive search: the reference positions late in the
 /// game, where proofs are found.
