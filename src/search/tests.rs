@@ -1078,6 +1078,17 @@ fn forced(threads: usize, hash_mb: usize, seed: u64) -> Searcher<Position> {
     s
 }
 
+/// [`forced`], searching by PUCT with the priors of [`Varied`].
+fn forced_puct(threads: usize, hash_mb: usize, seed: u64) -> Searcher<Position> {
+    let mut s = forced(threads, hash_mb, seed);
+    let mut o = s.options().clone();
+    o.params.policy = 1.0;
+    o.params.expand_visits = 1;
+    s.set_options(o, Position::startpos()).unwrap();
+    s.set_evaluator(Some(Arc::new(Varied)));
+    s
+}
+
 /// The reference positions that are still being played.
 fn reference_positions() -> Vec<Position> {
     include_str!("../../tests/data/positions.txt")
@@ -1193,12 +1204,7 @@ fn check_tree(s: &Searcher<Position>, root: &Position, fresh: bool) -> usize {
 fn eight_threads_keep_one_tree_whole() {
     let positions = reference_positions();
     assert!(positions.len() >= 240);
-    let mut puct = forced(8, 1, 3);
-    let mut o = puct.options().clone();
-    o.params.policy = 1.0;
-    o.params.expand_visits = 1;
-    puct.set_options(o, Position::startpos()).unwrap();
-    puct.set_evaluator(Some(Arc::new(Varied)));
+    let mut puct = forced_puct(8, 1, 3);
     let mut uct = forced(8, 1, 3);
     let mut checked = 0;
     for (i, pos) in positions.iter().enumerate() {
@@ -1238,12 +1244,7 @@ fn eight_threads_keep_one_tree_whole() {
 /// leaf is expanded; a visit lost at any depth breaks the sum.
 #[test]
 fn eight_threads_lose_no_visit_at_any_depth() {
-    let mut s = forced(8, 64, 7);
-    let mut o = s.options().clone();
-    o.params.policy = 1.0;
-    o.params.expand_visits = 1;
-    s.set_options(o, Position::startpos()).unwrap();
-    s.set_evaluator(Some(Arc::new(Varied)));
+    let mut s = forced_puct(8, 64, 7);
     let mut checked = 0;
     for pos in reference_positions().iter().step_by(10) {
         s.clear(*pos);
