@@ -16,6 +16,7 @@ mod gui_common;
 
 use std::io::Write;
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,15 @@ struct Driver {
 }
 
 impl Drop for Driver {
+    /// Kills chromedriver's whole process group: the browsers it started
+    /// go with it, even those of a test that failed before it ended its
+    /// session.
     fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -60,6 +69,19 @@ impl Driver {
             panic!("WebDriver {method} {path}: {}", reply.body);
         }
         v["value"].clone()
+    }
+}
+
+impl Drop for Session<'_> {
+    /// Ends the session, so that chromedriver closes its browser (skipped
+    /// while a failed test unwinds: the driver's drop kills the browser
+    /// then).
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = self
+                .driver
+                .call("DELETE", &format!("/session/{}", self.id), json!(null));
+        }
     }
 }
 
@@ -202,6 +224,7 @@ fn start_driver(program: &str) -> Driver {
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .expect("chromedriver starts");
     let driver = Driver {
@@ -417,7 +440,6 @@ fn plays_a_game_and_analyses_in_the_browser() {
         first_line.as_millis(),
         dir.display()
     );
-    s.call("DELETE", "", json!(null));
 }
 
 /// The heat map is on and drawn over the board (from the live analysis).
@@ -581,7 +603,6 @@ fn plays_super15_in_the_browser() {
          a super piece's capture e6e7; screenshots in {}",
         dir.display()
     );
-    s.call("DELETE", "", json!(null));
 }
 
 /// PGN in the browser: a pasted PGN of Super 1 al 5 loads (the page
@@ -650,7 +671,6 @@ fn saves_and_loads_pgn_in_the_browser() {
         std::io::stderr(),
         "gui_browser: PGN pasted and loaded, a broken one refused ({refusal:?}), saved as {name}"
     );
-    s.call("DELETE", "", json!(null));
 }
 
 /// Sets the page's theme with its switch ("light", "dark" or "auto").
@@ -1008,7 +1028,6 @@ fn board_details_and_hooks_in_the_browser() {
          the issue's game reviewed: {marks} marks, {summary:?}; screenshots in {}",
         dir.display()
     );
-    s.call("DELETE", "", json!(null));
 }
 
 /// One move from x's win: x holds the top-left and top boards and two
@@ -1223,7 +1242,6 @@ fn walks_the_issue_list_in_the_browser() {
         "gui_browser: the issue's list walked: colours, sound, clock, draw, analysis mode, heat note, \
          line clicks, failed engine, FEN link, winning line, set-up numbering ({marked}), dark mode"
     );
-    s.call("DELETE", "", json!(null));
 }
 
 #[test]
