@@ -54,6 +54,21 @@ pub(crate) fn capacity_for<M, C>(hash_mb: usize) -> usize {
     (hash_mb as f64 * MIB / bytes_per_node::<M, C>()) as usize
 }
 
+/// Starts loading the cache line of `node`, so that a read of it that
+/// follows soon does not wait for memory.
+#[inline(always)]
+fn prefetch<T>(node: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of x86-64; a prefetch reads nothing and
+        // cannot fault, and the pointer is to a live reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((node as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = node;
+}
+
 /// Test seam: makes tree allocations fail above a size, per thread, and
 /// records the sizes asked for.
 #[cfg(test)]
@@ -133,7 +148,9 @@ pub(crate) struct Tree<G: Game> {
     /// Compaction scratch, sized once for the capacity.
     live: Vec<u64>,
     prefix: Vec<u32>,
-    /// Compaction's depth-first walk: ranges of children left to visit.
+    /// Compaction's walk: families of children left to mark (each marked
+    /// family adds its members' families, so it holds at most `MAX_MOVES`
+    /// a level).
     stack: Vec<(usize, usize)>,
 }
 
@@ -376,19 +393,21 @@ impl<G: Game> Tree<G> {
         self.live.clear();
         self.live.resize(words, 0);
         // Mark the new root's descendants (not the root itself, which goes
-        // to 0), depth first.
+        // to 0), a family of siblings at a time, each family's first line
+        // asked for as soon as its parent is seen: the families lie all
+        // over the arena, and waiting for each in turn took most of the
+        // time of a move's tree reuse.
         self.stack.clear();
         let r = self.node(new_root).children();
         self.stack.push((r.start, r.end));
-        while let Some((next, end)) = self.stack.pop() {
-            if next == end {
-                continue;
-            }
-            self.stack.push((next + 1, end));
-            self.live[next / 64] |= 1 << (next % 64);
-            let r = self.node(next).children();
-            if !r.is_empty() {
-                self.stack.push((r.start, r.end));
+        while let Some((start, end)) = self.stack.pop() {
+            for next in start..end {
+                self.live[next / 64] |= 1 << (next % 64);
+                let r = self.node(next).children();
+                if !r.is_empty() {
+                    prefetch(&self.nodes[r.start]);
+                    self.stack.push((r.start, r.end));
+                }
             }
         }
         self.prefix.clear();
@@ -406,23 +425,28 @@ impl<G: Game> Tree<G> {
         let root = self.nodes[new_root].snapshot();
         let root_prior = self.priors.get(new_root).map(|p| p.load(Ordering::Relaxed));
         let with_priors = self.with_priors();
-        for i in 1..len {
-            if self.live[i / 64] >> (i % 64) & 1 == 0 {
-                continue;
-            }
-            let first = match *self.nodes[i].first_child_mut() {
-                0 | EXPANDING => 0,
-                f => to(&self.live, &self.prefix, f as usize),
-            };
-            let dest = to(&self.live, &self.prefix, i) as usize;
-            if dest == i {
-                self.nodes[i].set_first_child(first);
-            } else {
-                let (low, high) = self.nodes.split_at_mut(i);
-                low[dest].copy_from(&mut high[0], first);
-                if with_priors {
-                    let p = *self.priors[i].get_mut();
-                    *self.priors[dest].get_mut() = p;
+        // The live nodes in order, a word of the bitmap at a time: most of
+        // a big tree is dead (the kept subtree is a small part of it).
+        let mut dest = 0;
+        for word in 0..words {
+            let mut bits = self.live[word];
+            while bits != 0 {
+                let i = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                dest += 1;
+                let first = match *self.nodes[i].first_child_mut() {
+                    0 | EXPANDING => 0,
+                    f => to(&self.live, &self.prefix, f as usize),
+                };
+                if dest == i {
+                    self.nodes[i].set_first_child(first);
+                } else {
+                    let (low, high) = self.nodes.split_at_mut(i);
+                    low[dest].copy_from(&mut high[0], first);
+                    if with_priors {
+                        let p = *self.priors[i].get_mut();
+                        *self.priors[dest].get_mut() = p;
+                    }
                 }
             }
         }
