@@ -188,7 +188,9 @@ impl<G: Game> Tree<G> {
             block: 1,
             live,
             prefix,
-            stack: Vec::with_capacity(2 * G::MAX_PLIES + 4),
+            // Grows to the widest walk once and keeps its room between
+            // moves (the old depth-first walk's bound no longer holds).
+            stack: Vec::new(),
         };
         tree.reset(root_pos);
         Ok(tree)
