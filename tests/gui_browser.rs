@@ -1197,6 +1197,13 @@ fn walks_the_issue_list_in_the_browser() {
     // Move numbers count from a set-up start: README's game, x's 25. h7??.
     let fen = "1ooox1x2/xxoo2xoo/o2ox4/1oxxxoxxx/oxoooo2o/x3oo3/x5o2/1x1xxx1x1/2xo3ox x 23 f5";
     api_ok(json!({ "cmd": "mode", "mode": "hvh", "limit": { "kind": "nodes", "nodes": 200 } }));
+    // The page learns of the new mode on its own; until it has, its next
+    // render could wipe the error below before the test sees it.
+    s.wait(
+        10,
+        "the two-player mode",
+        "return document.getElementById('status').textContent.includes('two players on one screen');",
+    );
     // A refused set-up, then a good one: the red error goes.
     s.js("document.getElementById('setup-fen').value = 'x 9'; document.getElementById('setup').click();");
     s.wait(
