@@ -14,7 +14,7 @@
 
 mod gui_common;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -218,25 +218,39 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// chromedriver on a free port. The port is free when chosen but another
+/// process (a browser, another test's `ultimo gui`) may take it before
+/// chromedriver binds it; chromedriver then exits, and a bare "does the
+/// port answer" check would find the other process. So this waits for
+/// chromedriver's own "started successfully" line, and on its exit tries
+/// again with another port.
 fn start_driver(program: &str) -> Driver {
-    let port = free_port();
-    let child = Command::new(program)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("chromedriver starts");
-    let driver = Driver {
-        child,
-        addr: format!("127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(&driver.addr).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver does not listen");
-        std::thread::sleep(Duration::from_millis(100));
+    for _ in 0..5 {
+        let port = free_port();
+        let mut child = Command::new(program)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("chromedriver starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let started = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|line| line.contains("started successfully"));
+        if started {
+            // Drained, so that chromedriver never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            return Driver {
+                child,
+                addr: format!("127.0.0.1:{port}"),
+            };
+        }
+        let _ = child.wait();
     }
-    driver
+    panic!("chromedriver did not start (5 ports tried)");
 }
 
 fn new_session(driver: &Driver) -> Session<'_> {
