@@ -221,9 +221,9 @@ fn free_port() -> u16 {
 /// chromedriver on a free port. The port is free when chosen but another
 /// process (a browser, another test's `ultimo gui`) may take it before
 /// chromedriver binds it; chromedriver then exits, and a bare "does the
-/// port answer" check would find the other process. So this waits for
-/// chromedriver's own "started successfully" line, and on its exit tries
-/// again with another port.
+/// port answer" check would find the other process. So this waits (30 s
+/// at most) for chromedriver's own "started successfully" line, and on
+/// its exit tries again with another port.
 fn start_driver(program: &str) -> Driver {
     for _ in 0..5 {
         let port = free_port();
@@ -235,20 +235,25 @@ fn start_driver(program: &str) -> Driver {
             .spawn()
             .expect("chromedriver starts");
         let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let started = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .any(|line| line.contains("started successfully"));
-        if started {
-            // Drained, so that chromedriver never blocks on a full pipe.
-            std::thread::spawn(move || lines.for_each(drop));
-            return Driver {
-                child,
-                addr: format!("127.0.0.1:{port}"),
-            };
+        let driver = Driver {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        };
+        // The line, or the end of the output (chromedriver exited); read
+        // on to the end, so that chromedriver never blocks on a full pipe.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+            let started = lines.any(|line| line.contains("started successfully"));
+            let _ = tx.send(started);
+            lines.for_each(drop);
+        });
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(true) => return driver,
+            // Dropped: reaped, and the next port tried.
+            Ok(false) => {}
+            Err(_) => panic!("chromedriver did not say it started within 30 s"),
         }
-        let _ = child.wait();
     }
     panic!("chromedriver did not start (5 ports tried)");
 }
