@@ -127,6 +127,7 @@ mod tests {
             wdl: [1000, 0, 0],
             proven: Some(Proven { verdict, plies }),
             pv: vec![],
+            prior: None,
         };
         assert_eq!(score(&line(Verdict::Win, 1)), "mate 1");
         assert_eq!(score(&line(Verdict::Win, 3)), "mate 2");

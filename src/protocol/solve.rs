@@ -253,6 +253,7 @@ fn report<G: Game>(pos: &G, s: &Solution<G::Move>) -> Report<G::Move> {
             } else {
                 s.pv.clone()
             },
+            prior: None,
         })
         .into_iter()
         .collect();

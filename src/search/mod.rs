@@ -361,6 +361,9 @@ pub struct Line<M> {
     pub proven: Option<Proven>,
     /// The principal variation, starting with `mv`.
     pub pv: Vec<M>,
+    /// The evaluator's prior for the move, with PUCT ([`Params::policy`]);
+    /// `None` when the search has no priors.
+    pub prior: Option<f32>,
 }
 
 /// A search's results, best root move first.

@@ -59,7 +59,8 @@ pub(crate) fn build_report<G: Game>(
         .into_iter()
         .map(|k| {
             let c = first + k;
-            sums[k].line(tree.node(c).mv(), pv_through(tree, c), tree.unit())
+            let prior = tree.with_priors().then(|| tree.prior(c));
+            sums[k].line(tree.node(c).mv(), pv_through(tree, c), tree.unit(), prior)
         })
         .collect();
     Report {
@@ -96,8 +97,9 @@ impl ChildSum {
         preference(self.proof, self.dist, self.visits, self.score)
     }
 
-    /// The line for move `mv`; `unit` is the tree's score unit.
-    fn line<M>(&self, mv: M, pv: Vec<M>, unit: u32) -> Line<M> {
+    /// The line for move `mv`; `unit` is the tree's score unit, `prior`
+    /// the move's prior (with PUCT).
+    fn line<M>(&self, mv: M, pv: Vec<M>, unit: u32, prior: Option<f32>) -> Line<M> {
         let proven = self.proof.map(|verdict| Proven {
             verdict,
             plies: self.dist as u32 + 1,
@@ -120,6 +122,7 @@ impl ChildSum {
             wdl,
             proven,
             pv,
+            prior,
         }
     }
 }

@@ -327,7 +327,6 @@ impl<G: Game> Tree<G> {
     }
 
     /// A node's prior (PUCT).
-    #[cfg(test)]
     pub fn prior(&self, i: usize) -> f32 {
         f32::from_bits(self.priors[i].load(Ordering::Relaxed))
     }
