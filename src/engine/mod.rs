@@ -11,9 +11,15 @@
 //! - [`AsyncSearcher`] runs a searcher's searches on a thread of its own,
 //!   with stop, ponder and a stream of reports: the protocol, `analyze` and
 //!   the GUI search through it.
+//! - [`Strength`] and [`Weakening`]: the levels for people, an engine
+//!   weakened to a measured Elo.
 
 mod async_searcher;
+mod level;
 mod setup;
 
 pub use async_searcher::{AsyncError, AsyncSearcher, Event, SearchRequest};
+pub use level::{
+    DEFAULT_ELO, LEVELS, Level, MAX_ELO, MIN_ELO, Strength, Weakening, level_rng, levels,
+};
 pub use setup::{Eval, LoadedNet, NetGame, NetParams, Setup};
