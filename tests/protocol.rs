@@ -1113,3 +1113,119 @@ fn an_overlong_line_gets_one_error_and_the_engine_goes_on() {
     // The position was not touched.
     assert_eq!(fen_of(&mut e), "9/9/9/9/9/9/9/9/9 x 1 0000");
 }
+
+/// The `info` and `bestmove` lines of `go nodes 3000` from the start after
+/// `setup` commands, with the machine-dependent figures (`time`, `nps`)
+/// taken out.
+fn fixed_search(setup: &[&str]) -> Vec<String> {
+    let mut e = Engine::start(&[]);
+    for line in setup {
+        e.send(line);
+    }
+    e.send("position startpos moves e5 e4");
+    e.send("go nodes 3000");
+    let (lines, _) = bestmove(&mut e, PATIENCE);
+    lines
+        .iter()
+        .map(|l| {
+            let mut words = l.split_whitespace().peekable();
+            let mut kept = Vec::new();
+            while let Some(w) = words.next() {
+                if w == "time" || w == "nps" {
+                    words.next();
+                } else {
+                    kept.push(w);
+                }
+            }
+            kept.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn limit_strength_off_changes_nothing() {
+    let plain = fixed_search(&[]);
+    let off = fixed_search(&[
+        "setoption name UCI_Elo value 300",
+        "setoption name UCI_LimitStrength value false",
+    ]);
+    assert_eq!(plain, off);
+    assert!(plain.last().unwrap().starts_with("bestmove "), "{plain:?}");
+}
+
+#[test]
+fn a_limited_engine_plays_its_levels_nodes_within_the_time() {
+    let mut e = Engine::start(&[]);
+    e.send("uci");
+    let lines = e.until(PATIENCE, |l| l == "uciok");
+    let elo = lines
+        .iter()
+        .find(|l| l.starts_with("option name UCI_Elo type spin"))
+        .expect("UCI_Elo is listed");
+    let words: Vec<&str> = elo.split_whitespace().collect();
+    let at = |key: &str| words[words.iter().position(|w| *w == key).unwrap() + 1];
+    let (min, max): (u32, u32) = (at("min").parse().unwrap(), at("max").parse().unwrap());
+    assert!(lines.contains(&"option name UCI_LimitStrength type check default false".to_string()));
+    assert_eq!(
+        e.ask(&format!("setoption name UCI_Elo value {}", max + 1)),
+        format!(
+            "info string error: option UCI_Elo must be between {min} and {max}, got {}",
+            max + 1
+        )
+    );
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send(&format!("setoption name UCI_Elo value {min}"));
+    // Every go plays the level's few nodes, whatever nodes it is given,
+    // and each move is legal.
+    let mut pos = Position::startpos();
+    let mut moves = Vec::new();
+    for _ in 0..12 {
+        if pos.outcome().is_some() {
+            break;
+        }
+        let list: Vec<String> = moves.iter().map(|m: &Move| m.to_string()).collect();
+        e.send(&format!("position startpos moves {}", list.join(" ")));
+        e.send("go nodes 1000000");
+        let (lines, best) = bestmove(&mut e, PATIENCE);
+        assert!(last_info(&lines, "nodes") <= 10, "{lines:?}");
+        let mv: Move = best.parse().unwrap();
+        pos.check(mv).unwrap_or_else(|err| panic!("{best}: {err}"));
+        pos.play_unchecked(mv);
+        moves.push(mv);
+    }
+    // A time shorter than the level needs ends it sooner: the top level
+    // (4096 nodes) in 1 ms.
+    let _guard = timing();
+    e.send(&format!("setoption name UCI_Elo value {max}"));
+    e.send("position startpos");
+    e.send("go movetime 1");
+    let (lines, _) = bestmove(&mut e, PATIENCE);
+    assert!(
+        search_time(&lines) < Duration::from_millis(500),
+        "{lines:?}"
+    );
+    // go infinite still waits for stop.
+    e.send("go infinite");
+    let early: Vec<String> = std::iter::from_fn(|| e.next_line(Duration::from_millis(300)))
+        .take(20)
+        .collect();
+    assert!(!early.iter().any(|l| is_bestmove(l)), "{early:?}");
+    e.send("stop");
+    bestmove(&mut e, PATIENCE);
+}
+
+#[test]
+fn an_elo_beyond_the_games_levels_says_what_it_plays() {
+    let mut e = Engine::start(&["--game", "super15"]);
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1630");
+    e.send("position startpos");
+    e.send("go nodes 1");
+    let (lines, _) = bestmove(&mut e, PATIENCE);
+    assert!(
+        lines[0].starts_with(
+            "info string UCI_Elo 1630 is beyond the levels of super15: playing at Elo "
+        ),
+        "{lines:?}"
+    );
+}

@@ -16,7 +16,9 @@ mod solve;
 
 pub use solve::GoSolveError;
 
-use crate::engine::{AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest};
+use crate::engine::{
+    AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest, Strength, level_rng,
+};
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Read, Write};
@@ -626,8 +628,23 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             return Ok(());
         }
         let limits = limits(&go, self.pos.side_to_move());
+        let strength = self.options.strength();
+        if let (Strength::Elo(asked), Some(at)) = (strength, strength.elo(G::KIND))
+            && asked != at
+        {
+            self.out.line(&format!(
+                "info string UCI_Elo {asked} is beyond the levels of {}: playing at Elo {at}",
+                G::KIND
+            ));
+        }
+        let weakening = strength.weakening(G::KIND);
+        let limits = match &weakening {
+            Some(w) => w.limits(&limits),
+            None => limits,
+        };
+        let root = self.pos;
         let request = SearchRequest {
-            root: self.pos,
+            root,
             limits,
             searchmoves: go.searchmoves,
             ponder: go.ponder,
@@ -638,11 +655,20 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             show_wdl: self.options.show_wdl,
         };
         let ponder = self.options.ponder;
+        let mut rng = level_rng();
         self.searcher.start(request, move |event| match event {
             Event::Info(report) => format.write(&out, report),
             Event::Done(report) => {
                 format.write(&out, report);
-                out.line(&bestmove(report, ponder));
+                let line = match weakening {
+                    Some(w) => {
+                        let mut weak = report.clone();
+                        w.pick(&root, &mut weak, &mut rng);
+                        bestmove(&weak, ponder)
+                    }
+                    None => bestmove(report, ponder),
+                };
+                out.line(&line);
             }
         })?;
         Ok(())

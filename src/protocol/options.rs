@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::engine::{Eval, Setup};
+use crate::engine::{DEFAULT_ELO, Eval, MAX_ELO, MIN_ELO, Setup, Strength};
 use crate::quote::shorten;
 use crate::search::Playout;
 use std::path::PathBuf;
@@ -27,6 +27,22 @@ pub struct EngineOptions {
     pub random_move: bool,
     /// The file that every line in and out is logged to, if any.
     pub debug_log: Option<PathBuf>,
+    /// Whether `go` plays at [`EngineOptions::elo`] (UCI_LimitStrength).
+    pub limit_strength: bool,
+    /// The nominal Elo of a limited engine (UCI_Elo; see
+    /// [`crate::engine::Strength`]).
+    pub elo: u32,
+}
+
+impl EngineOptions {
+    /// How strongly `go` plays: full, or UCI_Elo when UCI_LimitStrength
+    /// is on.
+    pub fn strength(&self) -> Strength {
+        match self.limit_strength {
+            true => Strength::Elo(self.elo),
+            false => Strength::Full,
+        }
+    }
 }
 
 /// The value of the EvalFile option that stands for the built-in net.
@@ -45,6 +61,8 @@ impl Default for EngineOptions {
             show_wdl: true,
             random_move: false,
             debug_log: None,
+            limit_strength: false,
+            elo: DEFAULT_ELO,
         }
     }
 }
@@ -202,6 +220,16 @@ const SPECS: &[Spec] = &[
         name: "RandomMove",
         kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",
+    },
+    Spec {
+        name: "UCI_LimitStrength",
+        kind: OptionType::Check(|o, v| o.limit_strength = v),
+        default: "false",
+    },
+    Spec {
+        name: "UCI_Elo",
+        kind: spin(MIN_ELO as i64, MAX_ELO as i64, |o, v| o.elo = v as u32),
+        default: "810",
     },
     Spec {
         name: "DebugLogFile",
@@ -402,6 +430,7 @@ mod tests {
             }
         }
         assert_eq!(o, d);
+
         assert_eq!(describe().len(), SPECS.len());
         assert!(describe()[0].starts_with("option name Threads type spin default 1 min 1 max 256"));
     }
