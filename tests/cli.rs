@@ -252,6 +252,26 @@ fn super15_play_through_a_pipe() {
     assert!(out.ends_with("Bye.\n"), "{out}");
 }
 
+/// `ultimo play --level N` in both games: the level is in the engine's
+/// name and the saved game; a level that does not exist is refused.
+#[test]
+fn play_at_a_level() {
+    let dir = common::TempDir::new("play-level");
+    let pgn = dir.file("level.pgn");
+    for (game, first) in [("uttt", "e5"), ("super15", "b2b3")] {
+        let args = ["play", "--game", game, "--level", "3", "--threads", "1", "--pgnout", &pgn];
+        let (code, out, err) = run(&args, &format!("{first}\nquit\n"));
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("You play x against Ultimo (level 3, Elo "), "{out}");
+        assert!(out.contains("\nUltimo plays "), "{out}");
+    }
+    let saved = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(saved.matches("[Black \"Ultimo (level 3, Elo ").count(), 2, "{saved}");
+    let (code, _, err) = run(&["play", "--level", "11"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("11 is not in 1..=10"), "{err}");
+}
+
 /// `setoption name EvalFile` with a file that is not a net, or a net cut
 /// short: one error line each, and the engine keeps (and names) its
 /// built-in net and still plays with it.

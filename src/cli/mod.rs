@@ -8,6 +8,7 @@ pub mod bench;
 pub mod datagen;
 pub mod docs;
 mod error;
+pub mod levels;
 pub mod match_cmd;
 pub mod perft;
 pub mod play;
@@ -26,7 +27,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::display::Style;
-use crate::engine::{AsyncSearcher, Eval, NetGame, Setup};
+use crate::engine::{AsyncSearcher, Eval, NetGame, Setup, Strength};
 use crate::pgn::{GameTextError, PgnNotation};
 use crate::rules::Position;
 use crate::search::{Limits, MAX_THREADS, Options, cores};
@@ -122,6 +123,15 @@ enum Command {
     /// leaves per second, and last `total <leaves>`; --json prints all of
     /// it as one JSON object.
     Perft(perft::PerftArgs),
+    /// List the levels for people: each level's Elo and how it plays
+    ///
+    /// One line per level: its nominal Elo (0 is the uniformly random
+    /// mover, in each game on its own scale), the nodes it searches, the
+    /// temperature of its choice among the moves, and the chances that it
+    /// takes a win it has and avoids a move that loses at once. `play
+    /// --level N`, the GUI's level picker and the protocol's `UCI_Elo`
+    /// play these.
+    Levels(levels::LevelsArgs),
     /// Play on CodinGame: its turn loop on stdin/stdout
     ///
     /// Each turn reads the opponent's move (`-1 -1` when Ultimo opens), the
@@ -180,6 +190,11 @@ struct PlayArgs {
     /// --threads 1; hints search as many)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
+    /// Play at level N, 1 (a beginner can win) to 10, each with a measured
+    /// Elo (README.md, "Levels"); without it the engine plays at full
+    /// strength. A level searches its own few nodes, within --time
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=crate::engine::LEVELS as i64))]
+    level: Option<u8>,
     /// Append the game to FILE in PGN (created if missing, never truncated)
     #[arg(long, value_name = "FILE")]
     pgnout: Option<PathBuf>,
@@ -292,6 +307,7 @@ pub fn main() -> ExitCode {
         Some(Command::Datagen(args)) => datagen::datagen(&args),
         Some(Command::Train(args)) => datagen::train_cmd(&args),
         Some(Command::Perft(args)) => perft::main(&args),
+        Some(Command::Levels(args)) => levels::write(&args, &mut io::stdout().lock()),
         Some(Command::Codingame {
             first_ms,
             turn_ms,
@@ -363,6 +379,10 @@ fn play<G: play::PlayGame>(args: &PlayArgs) -> Result<(), CliError> {
             ..args.search.options()
         },
         eval: args.eval.eval,
+        strength: args
+            .level
+            .and_then(|n| Strength::level(n as usize))
+            .unwrap_or_default(),
         style: Style::for_terminal(io::stdout().is_terminal()),
         prompt: interactive,
     };

@@ -8,11 +8,12 @@ use super::CliError;
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::{move_note, proven_text_or_score};
-use crate::engine::{AsyncSearcher, Eval, NetGame, SearchRequest};
+use crate::engine::{AsyncSearcher, Eval, NetGame, SearchRequest, Strength, level_rng};
 use crate::pgn::{Annotation, PgnGame, PgnNotation, PgnResult};
 use crate::rules::{Position, board_name};
 use crate::search::{Limits, Options, Report};
 use crate::super15;
+use rand::rngs::Xoshiro256PlusPlus;
 
 /// What `ultimo play` says that depends on the game.
 pub trait PlayGame: Board + NetGame + PgnNotation {
@@ -75,6 +76,8 @@ pub struct Settings<G: PlayGame = Position> {
     pub hint_limits: Limits,
     /// Search options.
     pub options: Options,
+    /// How strongly the engine plays.
+    pub strength: Strength,
     /// How positions are valued.
     pub eval: Eval,
     /// Colours in the board.
@@ -103,9 +106,10 @@ fn game_pgn<G: PlayGame>(
         .map_or(0, |d| d.as_secs());
     game.set_tag("Date", crate::pgn::date_from_unix(now));
     game.set_tag("Round", "-");
+    let engine = engine_name::<G>(settings.strength);
     let name = |side| match side == settings.human {
         true => "Human",
-        false => "Ultimo",
+        false => engine.as_str(),
     };
     game.set_tag("White", name(Player::X));
     game.set_tag("Black", name(Player::O));
@@ -126,6 +130,12 @@ fn game_pgn<G: PlayGame>(
     game.set_tag("Termination", termination);
     game.set_tag("PlyCount", moves.len().to_string());
     game
+}
+
+/// The engine's name as a player: `Ultimo`, or with its level, e.g.
+/// `Ultimo (level 3, Elo 650)`.
+fn engine_name<G: PlayGame>(strength: Strength) -> String {
+    strength.player_name("Ultimo", G::KIND)
 }
 
 /// Writes the moves of `game` (its movetext without comments).
@@ -150,6 +160,8 @@ struct PlayState<'a, G: PlayGame> {
     played: Vec<(G::Move, Annotation)>,
     /// The person resigned.
     resigned: bool,
+    /// The draws of a weakened engine.
+    rng: Xoshiro256PlusPlus,
 }
 
 impl<'a, G: PlayGame> PlayState<'a, G> {
@@ -161,6 +173,7 @@ impl<'a, G: PlayGame> PlayState<'a, G> {
             history: Vec::new(),
             played: Vec::new(),
             resigned: false,
+            rng: level_rng(),
         })
     }
 
@@ -184,7 +197,14 @@ impl<'a, G: PlayGame> PlayState<'a, G> {
 
     /// The engine searches and plays its move: the move and the report.
     fn engine_move(&mut self) -> Result<(G::Move, Report<G::Move>), CliError> {
-        let report = self.search(&self.settings.limits.clone())?;
+        let report = match self.settings.strength.weakening(G::KIND) {
+            Some(w) => {
+                let mut report = self.search(&w.limits(&self.settings.limits))?;
+                w.pick(&self.pos, &mut report, &mut self.rng);
+                report
+            }
+            None => self.search(&self.settings.limits.clone())?,
+        };
         let m = report.best_move().ok_or(CliError::NoMove)?;
         let note = move_note(&report, report.elapsed);
         self.push(m, Annotation::note(note));
@@ -313,8 +333,9 @@ pub fn run<G: PlayGame>(
     let mut game = PlayState::new(settings)?;
     writeln!(
         out,
-        "You play {} against Ultimo. Type help for the commands.",
-        settings.human
+        "You play {} against {}. Type help for the commands.",
+        settings.human,
+        engine_name::<G>(settings.strength)
     )?;
     if game.persons_turn() {
         show(out, &game)?;
@@ -384,10 +405,45 @@ mod tests {
                 hash_mb: 16,
                 ..Options::default()
             },
+            strength: Strength::Full,
             eval: Eval::Playout,
             style: Style::PLAIN,
             prompt: false,
         }
+    }
+
+    #[test]
+    fn a_level_plays_within_its_nodes_and_names_itself() {
+        let mut settings = settings();
+        settings.strength = Strength::level(2).unwrap();
+        settings.eval = Eval::Net;
+        settings.limits.nodes = Some(100_000);
+        let mut out = Vec::new();
+        let game = run(
+            &settings,
+            &mut "e5
+quit
+"
+            .as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let elo = crate::engine::levels(crate::game::GameKind::Uttt)[1].elo;
+        let name = format!("Ultimo (level 2, Elo {elo})");
+        assert!(
+            text.starts_with(&format!("You play x against {name}.")),
+            "{text}"
+        );
+        assert_eq!(game.tag("Black"), Some(name.as_str()));
+        let w = settings
+            .strength
+            .weakening(crate::game::GameKind::Uttt)
+            .unwrap();
+        assert!(
+            text.contains(&format!("; {} nodes)", w.nodes)),
+            "the level's nodes, not --nodes: {text}"
+        );
     }
 
     #[test]
