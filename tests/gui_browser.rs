@@ -1308,3 +1308,71 @@ fn solves_the_position_shown_in_the_browser() {
     );
     let _ = writeln!(std::io::stderr(), "gui_browser: Solve showed {shown}");
 }
+
+/// A person against Ultimo at level 2, picked with the page's level
+/// control: the picker shows each level's Elo, the game is played out by
+/// clicks, and the saved PGN names the level (screenshot
+/// target/gui-e2e/level.png).
+#[test]
+fn plays_a_level_in_the_browser() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call("POST", "/url", json!({ "url": gui.url() }));
+    s.wait(30, "the board", "return document.querySelectorAll('rect.hit').length === 81 && document.querySelector('#status').textContent.length > 0;");
+    let state = gui_common::state(&gui.addr);
+    let elo = state["levels"][1].as_u64().expect("level 2's Elo");
+    let shown = s.text("#o-level option[value=\"2\"]");
+    assert_eq!(shown, format!("Level 2 (Elo {elo})"));
+    assert_eq!(s.text("#o-level option[value=\"0\"]"), "Full strength");
+
+    s.js("const l = document.getElementById('o-level'); l.value = '2'; l.dispatchEvent(new Event('change'));");
+    s.wait(10, "level 2 taken", "return document.getElementById('o-level').value === '2' && !document.getElementById('status').classList.contains('error');");
+    let name = format!("Ultimo (level 2, Elo {elo})");
+    assert_eq!(gui_common::state(&gui.addr)["players"][1], json!(name));
+    let dir = screenshot_dir();
+    assert!(s.screenshot(&dir.join("level.png")) > 1000);
+
+    // Play it out: always the first legal cell.
+    let started = Instant::now();
+    loop {
+        let turn = s.wait(60, "the person's turn or the end", "const t = document.body.dataset.turn; return (t === 'human' || t === 'over') ? t : null;");
+        if turn.as_str() == Some("over") {
+            break;
+        }
+        let cell = s
+            .js("return [...document.querySelectorAll('rect.cell')].findIndex(c => c.classList.contains('legal'));")
+            .as_i64()
+            .unwrap();
+        assert!(cell >= 0, "no legal cell while it is my move");
+        let before = s.js("return document.querySelectorAll('#moves .mv').length;");
+        s.click(&format!("rect.hit[data-i='{cell}']"));
+        s.wait(
+            10,
+            "my move on the page",
+            &format!("return document.querySelectorAll('#moves .mv').length > {before};"),
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the game takes too long"
+        );
+    }
+    // Saved as the page saves it: the level is in the record.
+    s.js("const make = URL.createObjectURL; \
+          URL.createObjectURL = (b) => { b.text().then(t => { window.savedText = t; }); return make(b); }; \
+          HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; }; \
+          document.getElementById('save').click();");
+    let text = s.wait(10, "the saved file", "return window.savedText || null;");
+    let text = text.as_str().unwrap();
+    assert!(text.contains("[White \"Human\"]"), "{text}");
+    assert!(text.contains(&format!("[Black \"{name}\"]")), "{text}");
+    assert_eq!(s.console_errors(), Vec::<String>::new());
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: a game against {name} played out; result {}",
+        gui_common::state(&gui.addr)["outcome"]
+    );
+}

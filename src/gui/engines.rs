@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
-use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup};
+use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup, Strength, level_rng};
 use crate::game::{GameKind, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
@@ -53,6 +53,8 @@ pub enum Task {
         limit: MoveLimit,
         /// Milliseconds left on x's and o's clocks.
         clocks: [u64; 2],
+        /// How strongly Ultimo plays (other engines play at their own).
+        strength: Strength,
     },
     /// Analyse until cancelled, reporting the `multipv` best lines.
     Analyse {
@@ -459,7 +461,11 @@ fn ultimo_job<G: GuiGame>(
     ctx: &Ctx,
 ) -> Result<(), Failure> {
     match *task {
-        Task::Move { limit, clocks } => ultimo_move(searcher, line, limit, clocks, ctx),
+        Task::Move {
+            limit,
+            clocks,
+            strength,
+        } => ultimo_move(searcher, line, limit, clocks, strength, ctx),
         Task::Analyse { multipv } => ultimo_analysis(searcher, line, multipv, ctx),
         Task::Scan { nodes } => ultimo_scan(searcher, line, nodes, ctx),
     }
@@ -471,6 +477,7 @@ fn ultimo_move<G: GuiGame>(
     line: &Line<G>,
     limit: MoveLimit,
     clocks: [u64; 2],
+    strength: Strength,
     ctx: &Ctx,
 ) -> Result<(), Failure> {
     let pos = position(line);
@@ -493,7 +500,14 @@ fn ultimo_move<G: GuiGame>(
             ..Limits::default()
         },
     };
-    let report = search(searcher, &pos, limits, ctx)?;
+    let report = match strength.weakening(G::KIND) {
+        Some(w) => {
+            let mut report = search(searcher, &pos, w.limits(&limits), ctx)?;
+            w.pick(&pos, &mut report, &mut level_rng());
+            report
+        }
+        None => search(searcher, &pos, limits, ctx)?,
+    };
     if ctx.cancelled() {
         return Ok(());
     }
@@ -705,7 +719,7 @@ fn start_task(
     side: Player,
 ) -> Result<Option<(String, Option<Duration>, usize)>, Failure> {
     let (go, allowed, multipv) = match task {
-        Task::Move { limit, clocks } => {
+        Task::Move { limit, clocks, .. } => {
             let (go, allowed) = match *limit {
                 MoveLimit::Movetime { ms } => (
                     format!("go movetime {ms}"),

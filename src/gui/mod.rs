@@ -165,6 +165,12 @@ pub enum Refusal {
     /// A seat number the server does not have.
     #[error("there is no seat {0}")]
     NoSeat(usize),
+    /// A level that does not exist.
+    #[error("there is no level {0} (1 to {max}, or 0 for full strength)", max = crate::engine::LEVELS)]
+    NoLevel(u8),
+    /// A level for an engine other than Ultimo.
+    #[error("levels are Ultimo's: {0} plays at its own strength")]
+    LevelNotOurs(String),
 }
 
 /// `ultimo gui`'s command line.
@@ -375,6 +381,7 @@ fn wanted(s: &Session, seat: usize) -> Option<Wanted> {
             let task = Task::Move {
                 limit: s.limit(),
                 clocks: s.clocks(),
+                strength: s.strength(side),
             };
             (line.len(), task, engine)
         }
@@ -839,11 +846,45 @@ mod tests {
             human: Player::X,
             x: 0,
             o: 5,
+            levels: [0, 0],
             limit: MoveLimit::Movetime { ms: 100 },
         };
         assert_eq!(
             s.apply(bad, Duration::ZERO).unwrap_err().to_string(),
             "there is no engine 5"
         );
+    }
+
+    #[test]
+    fn levels_are_checked_and_named() {
+        let mut s = Session::new(vec!["Ultimo".into(), "Other".into()]);
+        let mode = |levels, o| Command::Mode {
+            mode: session::Mode::Hve,
+            human: Player::X,
+            x: 0,
+            o,
+            levels,
+            limit: MoveLimit::Movetime { ms: 100 },
+        };
+        assert_eq!(
+            s.apply(mode([0, 11], 0), Duration::ZERO)
+                .unwrap_err()
+                .to_string(),
+            "there is no level 11 (1 to 10, or 0 for full strength)"
+        );
+        assert_eq!(
+            s.apply(mode([0, 2], 1), Duration::ZERO)
+                .unwrap_err()
+                .to_string(),
+            "levels are Ultimo's: Other plays at its own strength"
+        );
+        assert_eq!(s.strength(Player::O), crate::engine::Strength::Full);
+        s.apply(mode([0, 2], 0), Duration::ZERO).unwrap();
+        let two = crate::engine::Strength::level(2).unwrap();
+        assert_eq!(s.strength(Player::O), two);
+        let elo = crate::engine::levels(crate::game::GameKind::Uttt)[1].elo;
+        let name = format!("Ultimo (level 2, Elo {elo})");
+        assert_eq!(s.pgn().tag("Black"), Some(name.as_str()));
+        assert_eq!(s.pgn().tag("White"), Some("Human"));
     }
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::clock::TimeControl;
 use crate::arena::record::time_control_tag;
+use crate::engine::{Strength, levels};
 use crate::game::{GameKind, Outcome, Player};
 use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
@@ -149,6 +150,9 @@ pub struct SeatView {
     pub error: Option<String>,
     /// Whether it is thinking now.
     pub busy: bool,
+    /// Ultimo's level when it plays in this seat: 1 to 10, 0 for full
+    /// strength.
+    pub level: u8,
 }
 
 /// A command from the page (`POST /api`, JSON with a `cmd` tag).
@@ -212,6 +216,10 @@ pub enum Command {
         /// The engine (index) playing o.
         #[serde(default)]
         o: usize,
+        /// Ultimo's level playing x and o (0 full strength, 1-10 a level;
+        /// only for Ultimo).
+        #[serde(default)]
+        levels: [u8; 2],
         /// Thinking per move.
         limit: MoveLimit,
     },
@@ -344,6 +352,10 @@ const DEFAULT_MULTIPV: usize = 3;
 pub struct View<'a> {
     version: u64,
     engines: &'a [String],
+    /// The players' names, x's and o's, as the record has them.
+    players: [String; 2],
+    /// Each of Ultimo's levels' nominal Elo in this game, level 1 first.
+    levels: Vec<u32>,
     /// "uttt" or "super15".
     game: GameKind,
     start_fen: String,
@@ -807,8 +819,9 @@ impl Session {
                 human,
                 x,
                 o,
+                levels,
                 limit,
-            } => self.set_mode(mode, human, [x, o], limit),
+            } => self.set_mode(mode, human, [x, o], levels, limit),
             Command::Pause { paused } => {
                 self.paused = paused;
                 self.say(if paused { "paused" } else { "playing" });
@@ -914,10 +927,17 @@ impl Session {
         mode: Mode,
         human: Player,
         engines: [usize; 2],
+        levels: [u8; 2],
         limit: MoveLimit,
     ) -> Result<(), GuiError> {
-        for e in engines {
+        for (e, level) in engines.into_iter().zip(levels) {
             self.check_engine(e)?;
+            if Strength::level(level as usize).is_none() && level != 0 {
+                return Err(Refusal::NoLevel(level).into());
+            }
+            if level != 0 && e != 0 {
+                return Err(Refusal::LevelNotOurs(self.engines[e].clone()).into());
+            }
         }
         check_limit(limit)?;
         let limit_changed = self.limit != limit;
@@ -929,6 +949,7 @@ impl Session {
         }
         for (seat, engine) in engines.into_iter().enumerate() {
             self.seat_engine(seat, engine);
+            self.seats[seat].level = levels[seat];
         }
         self.paused = mode == Mode::Eve;
         self.say(match mode {
@@ -990,6 +1011,8 @@ impl Session {
         View {
             version: self.version,
             engines: &self.engines,
+            players: [self.player_name(Player::X), self.player_name(Player::O)],
+            levels: levels(self.line.game()).iter().map(|l| l.elo).collect(),
             game: self.line.game(),
             start_fen: self.line.start_fen(),
             moves: self.line.moves_text(),
@@ -1085,13 +1108,24 @@ impl Session {
         Some([side(Player::X), side(Player::O)])
     }
 
-    /// The name of who plays `side` for the PGN: `Human`, or the engine's
-    /// name.
+    /// The name of who plays `side` for the PGN and the page: `Human`, or
+    /// the engine's name, with Ultimo's level when it has one (e.g.
+    /// `Ultimo (level 3, Elo 650)`).
     fn player_name(&self, side: Player) -> String {
         match self.engine_plays(side) {
-            true => self.engines[self.seats[side.index()].engine].clone(),
+            true => {
+                let seat = &self.seats[side.index()];
+                self.strength(side)
+                    .player_name(&self.engines[seat.engine], self.line.game())
+            }
             false => "Human".to_string(),
         }
+    }
+
+    /// How strongly the engine playing `side` plays: Ultimo's level, or
+    /// full strength.
+    pub fn strength(&self, side: Player) -> Strength {
+        Strength::level(self.seats[side.index()].level as usize).unwrap_or_default()
     }
 
     /// The game as PGN: the Seven Tag Roster (Event `ultimo gui`, the date

@@ -592,6 +592,16 @@ function drawControls(s) {
   }
   $("x-engine").value = s.seats[0].engine;
   $("o-engine").value = s.seats[1].engine;
+  // Ultimo's levels: Full, then Level 1-10 with each level's Elo.
+  ["x", "o"].forEach((side, i) => {
+    const sel = $(side + "-level");
+    if (sel.options.length !== s.levels.length + 1) {
+      sel.replaceChildren(new Option("Full strength", 0),
+        ...s.levels.map((elo, k) => new Option(`Level ${k + 1} (Elo ${elo})`, k + 1)));
+    }
+    sel.value = s.seats[i].level;
+    sel.hidden = s.seats[i].engine !== 0;
+  });
   $("ana-engine").value = s.seats[2].engine;
   $("side-box").hidden = s.mode !== "hve";
   $("x-box").hidden = s.mode !== "eve" && !(s.mode === "hve" && s.human === "o");
@@ -638,7 +648,7 @@ function turnText(s) {
   const engine = s.mode === "eve" || (s.mode === "hve" && mover !== s.human);
   if (engine) {
     const seat = s.seats[mover === "x" ? 0 : 1];
-    const name = s.engines[seat.engine];
+    const name = s.players[mover === "x" ? 0 : 1];
     if (seat.error) return `${name} (${mover}) failed: restart it to go on`;
     return s.mode === "eve" && s.paused ? `${mover} to move: press Start` : `${name} (${mover}) is thinking…`;
   }
@@ -795,9 +805,11 @@ function sendMode() {
   const mode = m === "ana" ? "hvh" : m;
   const human = $("human").value;
   let x = +$("x-engine").value || 0, o = +$("o-engine").value || 0;
+  // A level is Ultimo's (engine 0) only.
+  const levels = [x === 0 ? +$("x-level").value || 0 : 0, o === 0 ? +$("o-level").value || 0 : 0];
   const limit = limitFromInputs();
   if (!limit) return;
-  api({ cmd: "mode", mode, human, x, o, limit }).then((ok) => {
+  api({ cmd: "mode", mode, human, x, o, levels, limit }).then((ok) => {
     if (ok && m === "ana") api({ cmd: "analysis", on: true, multipv: +$("multipv").value, engine: +$("ana-engine").value || 0 });
   });
 }
@@ -844,7 +856,7 @@ function wire() {
     catch (e) { say("the link (copy it): " + link); }
   });
   $("game").addEventListener("change", (e) => api({ cmd: "new", game: e.target.value }));
-  for (const id of ["mode", "human", "x-engine", "o-engine", "limit-kind"]) $(id).addEventListener("change", sendMode);
+  for (const id of ["mode", "human", "x-engine", "o-engine", "x-level", "o-level", "limit-kind"]) $(id).addEventListener("change", sendMode);
   $("limit-value").addEventListener("change", sendMode);
   $("start").addEventListener("click", () => api({ cmd: "pause", paused: !state.paused }));
   $("analysis").addEventListener("change", (e) => sendAnalysis(e.target.checked));
