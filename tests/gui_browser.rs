@@ -332,6 +332,52 @@ fn open_two_players(s: &Session, gui: &GuiProcess, nodes: u32) {
     );
 }
 
+/// Plays the person's moves until the game is over, always the first
+/// legal cell (the engine answering in between); the clicks made.
+fn play_out_first_legal(s: &Session) -> usize {
+    let mut clicks = 0;
+    let started = Instant::now();
+    loop {
+        let turn = s.wait(60, "the person's turn or the end", "const t = document.body.dataset.turn; return (t === 'human' || t === 'over') ? t : null;");
+        if turn.as_str() == Some("over") {
+            return clicks;
+        }
+        let cell = s
+            .js("return [...document.querySelectorAll('rect.cell')].findIndex(c => c.classList.contains('legal'));")
+            .as_i64()
+            .unwrap();
+        assert!(cell >= 0, "no legal cell while it is my move");
+        let before = s.js("return document.querySelectorAll('#moves .mv').length;");
+        s.click(&format!("rect.hit[data-i='{cell}']"));
+        clicks += 1;
+        s.wait(
+            10,
+            "my move on the page",
+            &format!("return document.querySelectorAll('#moves .mv').length > {before};"),
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the game takes too long"
+        );
+    }
+}
+
+/// Presses Save game and catches the download (the link's click and its
+/// blob; the page's CSP lets no script fetch a blob: URL): its file name
+/// and text.
+fn save_game(s: &Session) -> (String, String) {
+    s.js("const make = URL.createObjectURL; \
+          URL.createObjectURL = (b) => { b.text().then(t => { window.savedText = t; }); return make(b); }; \
+          HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; }; \
+          document.getElementById('save').click();");
+    let text = s.wait(10, "the saved file", "return window.savedText || null;");
+    let name = s.js("return window.savedName;");
+    (
+        name.as_str().unwrap_or_default().to_string(),
+        text.as_str().unwrap_or_default().to_string(),
+    )
+}
+
 #[test]
 fn plays_a_game_and_analyses_in_the_browser() {
     let Some(chromedriver) = chromedriver_or_skip() else {
@@ -377,32 +423,7 @@ fn plays_a_game_and_analyses_in_the_browser() {
     assert_eq!(s.console_errors(), Vec::<String>::new(), "the refusal");
 
     // Play the game out: always the first legal cell.
-    let mut clicks = 1;
-    let started = Instant::now();
-    loop {
-        let turn = s.wait(60, "the person's turn or the end", "const t = document.body.dataset.turn; return (t === 'human' || t === 'over') ? t : null;");
-        let turn = turn.as_str().unwrap().to_string();
-        if turn == "over" {
-            break;
-        }
-        let cell = s
-            .js("return [...document.querySelectorAll('rect.cell')].findIndex(c => c.classList.contains('legal'));")
-            .as_i64()
-            .unwrap();
-        assert!(cell >= 0, "no legal cell while it is my move");
-        let before = s.js("return document.querySelectorAll('#moves .mv').length;");
-        s.click(&format!("rect.hit[data-i='{cell}']"));
-        clicks += 1;
-        s.wait(
-            10,
-            "my move on the page",
-            &format!("return document.querySelectorAll('#moves .mv').length > {before};"),
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "the game takes too long"
-        );
-    }
+    let clicks = 1 + play_out_first_legal(&s);
     let result = s.text("#status");
     let state = gui_common::state(&gui.addr);
     let outcome = state["outcome"]
@@ -664,16 +685,9 @@ fn saves_and_loads_pgn_in_the_browser() {
         json!(["e2e3", "e7e6"])
     );
 
-    // Save: the download's name and text (the link's click and its blob
-    // are caught; the page's CSP lets no script fetch a blob: URL).
-    s.js("const make = URL.createObjectURL; \
-          URL.createObjectURL = (b) => { b.text().then(t => { window.savedText = t; }); return make(b); }; \
-          HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; }; \
-          document.getElementById('save').click();");
-    let text = s.wait(10, "the saved file", "return window.savedText || null;");
-    let text = text.as_str().unwrap();
-    let name = s.js("return window.savedName;");
-    let name = name.as_str().unwrap();
+    // Save: the download's name and text.
+    let (name, text) = save_game(&s);
+    let (name, text) = (name.as_str(), text.as_str());
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let stamp = name
         .strip_prefix("ultimo-")
@@ -1337,36 +1351,9 @@ fn plays_a_level_in_the_browser() {
     assert!(s.screenshot(&dir.join("level.png")) > 1000);
 
     // Play it out: always the first legal cell.
-    let started = Instant::now();
-    loop {
-        let turn = s.wait(60, "the person's turn or the end", "const t = document.body.dataset.turn; return (t === 'human' || t === 'over') ? t : null;");
-        if turn.as_str() == Some("over") {
-            break;
-        }
-        let cell = s
-            .js("return [...document.querySelectorAll('rect.cell')].findIndex(c => c.classList.contains('legal'));")
-            .as_i64()
-            .unwrap();
-        assert!(cell >= 0, "no legal cell while it is my move");
-        let before = s.js("return document.querySelectorAll('#moves .mv').length;");
-        s.click(&format!("rect.hit[data-i='{cell}']"));
-        s.wait(
-            10,
-            "my move on the page",
-            &format!("return document.querySelectorAll('#moves .mv').length > {before};"),
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "the game takes too long"
-        );
-    }
+    play_out_first_legal(&s);
     // Saved as the page saves it: the level is in the record.
-    s.js("const make = URL.createObjectURL; \
-          URL.createObjectURL = (b) => { b.text().then(t => { window.savedText = t; }); return make(b); }; \
-          HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; }; \
-          document.getElementById('save').click();");
-    let text = s.wait(10, "the saved file", "return window.savedText || null;");
-    let text = text.as_str().unwrap();
+    let (_, text) = save_game(&s);
     assert!(text.contains("[White \"Human\"]"), "{text}");
     assert!(text.contains(&format!("[Black \"{name}\"]")), "{text}");
     assert_eq!(s.console_errors(), Vec::<String>::new());
