@@ -146,7 +146,9 @@ pub enum Strength {
 impl Strength {
     /// Level `n` (1 to [`LEVELS`]); `None` for any other number.
     pub fn level(n: usize) -> Option<Strength> {
-        (1..=LEVELS).contains(&n).then_some(Strength::Level(n as u8))
+        (1..=LEVELS)
+            .contains(&n)
+            .then_some(Strength::Level(n as u8))
     }
 
     /// The Elo this strength plays at in `game` (`None` at full
@@ -250,13 +252,17 @@ impl Weakening {
         }
         let mut candidates: Vec<usize> = (0..lines.len()).collect();
         if rng.random::<f64>() < self.see_threat {
-            let safe: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|&i| !proven(&lines[i], Verdict::Loss) && !hands_a_win(pos, lines[i].mv))
-                .collect();
-            if !safe.is_empty() {
-                candidates = safe;
+            // First away from the moves that hand over a win at once, then
+            // from those the search proved lost, as long as any move is
+            // left (a proven loss further off beats a loss in one).
+            let in_one = |i: usize| hands_a_win(pos, lines[i].mv);
+            let proven_lost = |i: usize| proven(&lines[i], Verdict::Loss);
+            let tiers: [&dyn Fn(usize) -> bool; 2] = [&in_one, &proven_lost];
+            for lost in tiers {
+                let kept: Vec<usize> = candidates.iter().copied().filter(|&i| !lost(i)).collect();
+                if !kept.is_empty() {
+                    candidates = kept;
+                }
             }
         }
         Some(draw(lines, &candidates, self.temperature, rng))
@@ -502,6 +508,29 @@ mod tests {
         }
         assert!(wins > 5 && threats > 20, "{wins} wins, {threats} threats");
         assert!(blind_misses > 0, "a blind level never blundered");
+    }
+
+    #[test]
+    fn a_loss_further_off_beats_a_loss_in_one() {
+        // o to move on the top-right board: g9, h7 and h8 let x win at
+        // once; h9 loses too (mate in 2), but later.
+        let moves = "f2 g5 b4 d1 c1 i2 h4 d2 c6 i8 i4 h2 d5 c5 h6 d9 c7 i1 g2 c4 g1 b3 f7 i3 \
+                     i9 i7 e4 f1 e6 e8 e5 b1 d3 a9 a7 a3 b7 e1 g7 c2 i5 g6 g8 b5 a6 e7 i6";
+        let mut pos = Position::startpos();
+        for m in moves.split_whitespace() {
+            pos.play_unchecked(m.parse().unwrap());
+        }
+        let report = search(&pos, 8);
+        assert!(
+            report.lines.iter().all(|l| l.proven.is_some()),
+            "{report:?}"
+        );
+        let sure = level(0, 8, 5.0, 1.0, 1.0).weakening;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for _ in 0..50 {
+            let i = sure.choose(&pos, &report, &mut rng).unwrap();
+            assert_eq!(report.lines[i].mv.to_string(), "h9");
+        }
     }
 
     #[test]
