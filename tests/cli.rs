@@ -259,14 +259,31 @@ fn play_at_a_level() {
     let dir = common::TempDir::new("play-level");
     let pgn = dir.file("level.pgn");
     for (game, first) in [("uttt", "e5"), ("super15", "b2b3")] {
-        let args = ["play", "--game", game, "--level", "3", "--threads", "1", "--pgnout", &pgn];
+        let args = [
+            "play",
+            "--game",
+            game,
+            "--level",
+            "3",
+            "--threads",
+            "1",
+            "--pgnout",
+            &pgn,
+        ];
         let (code, out, err) = run(&args, &format!("{first}\nquit\n"));
         assert_eq!(code, 0, "{err}");
-        assert!(out.starts_with("You play x against Ultimo (level 3, Elo "), "{out}");
+        assert!(
+            out.starts_with("You play x against Ultimo (level 3, Elo "),
+            "{out}"
+        );
         assert!(out.contains("\nUltimo plays "), "{out}");
     }
     let saved = std::fs::read_to_string(&pgn).unwrap();
-    assert_eq!(saved.matches("[Black \"Ultimo (level 3, Elo ").count(), 2, "{saved}");
+    assert_eq!(
+        saved.matches("[Black \"Ultimo (level 3, Elo ").count(),
+        2,
+        "{saved}"
+    );
     let (code, _, err) = run(&["play", "--level", "11"], "");
     assert_eq!(code, 2);
     assert!(err.contains("11 is not in 1..=10"), "{err}");
