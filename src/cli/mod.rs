@@ -191,7 +191,7 @@ struct PlayArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
     /// Play at level N, 1 (a beginner can win) to 10, each with a measured
-    /// Elo (README.md, "Levels"); without it the engine plays at full
+    /// Elo (README.md, "Levels for people"); without it the engine plays at full
     /// strength. A level searches its own few nodes, within --time
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=crate::engine::LEVELS as i64))]
     level: Option<u8>,
