@@ -350,14 +350,11 @@ impl<G: Game> AsyncSearcher<G> {
     ) -> Result<R, AsyncError> {
         let searcher = self.idle()?;
         let control = Control::new();
-        let done = AtomicBool::new(false);
         let result = thread::scope(|s| {
-            let worker = s.spawn(|| {
-                let result = work(searcher, &control);
-                done.store(true, Ordering::SeqCst);
-                result
-            });
-            while !done.load(Ordering::SeqCst) {
+            let worker = s.spawn(|| work(searcher, &control));
+            // Until the thread ends, however it ends: a flag set after the
+            // work would never be set by work that panics.
+            while !worker.is_finished() {
                 if should_stop() {
                     control.stop();
                 }
@@ -540,6 +537,24 @@ mod tests {
             )
             .unwrap();
         assert!(nodes > 0);
+    }
+
+    #[test]
+    fn run_with_work_that_panics_fails_and_does_not_hang() {
+        let mut s = searcher();
+        let result = s.run_with(|_, _| -> u64 { panic!("the work fails") }, &|| false);
+        assert!(matches!(result, Err(AsyncError::Panicked)), "{result:?}");
+        // The searcher is lost with it, and can be made again.
+        assert!(matches!(s.idle(), Err(AsyncError::NoSearcher)));
+        let setup = Setup::new(
+            Options {
+                hash_mb: 16,
+                ..Options::default()
+            },
+            Eval::Playout,
+        );
+        s.rebuild(&setup, None, Position::startpos()).unwrap();
+        assert!(s.idle().is_ok());
     }
 
     #[test]
