@@ -675,6 +675,42 @@ fn an_overlong_request_head_is_refused() {
     assert_eq!(r.status, 200);
 }
 
+/// Heads the server must refuse (hostile input round 3, R3): a chunked
+/// body (411), two different Content-Lengths, a signed one, a control
+/// character in a header; and the game is untouched by any of them.
+#[test]
+fn ambiguous_request_heads_are_refused() {
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.clone();
+    let before = gui_common::state(&a)["moves"].clone();
+    let origin = format!("http://{a}");
+    let body = r#"{"cmd":"play","mv":"e5"}"#;
+    let n = body.len();
+    for (extra, status) in [
+        ("Transfer-Encoding: chunked\r\n".to_string(), 411),
+        (
+            format!("Content-Length: {n}\r\nContent-Length: {}\r\n", n + 1),
+            400,
+        ),
+        (format!("Content-Length: +{n}\r\n"), 400),
+        (format!("Content-Length: {n}\r\nX-Bad: a\x01b\r\n"), 400),
+    ] {
+        let mut stream = TcpStream::connect(&a).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let head = format!(
+            "POST /api HTTP/1.1\r\nHost: {a}\r\nOrigin: {origin}\r\n\
+             Content-Type: application/json\r\nConnection: close\r\n{extra}\r\n{body}"
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut reader = BufReader::new(&mut stream);
+        let (got, _) = gui_common::read_head(&mut reader);
+        assert_eq!(got, status, "{extra:?}");
+    }
+    assert_eq!(gui_common::state(&a)["moves"], before);
+}
+
 /// With few file descriptors and hundreds of idle connections held open,
 /// the server keeps serving (hostile input round 2, G2): connections are
 /// bounded, an idle one is closed to make room, and an error in accepting

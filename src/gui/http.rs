@@ -235,12 +235,7 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
     if request.header("transfer-encoding").is_some() {
         return Err(Unread::Refused(411, "a body needs a Content-Length"));
     }
-    let length = match request.header("content-length") {
-        None => 0,
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| Unread::Refused(400, "a bad Content-Length"))?,
-    };
+    let length = content_length(&request.headers)?;
     if length > MAX_BODY {
         return Err(Unread::Refused(413, "the command is too long"));
     }
@@ -264,6 +259,36 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
     Ok(request)
 }
 
+/// The body's length that `headers` give: 0 without a `Content-Length`;
+/// refused when it is not a plain run of digits (no sign, no list) or when
+/// two of them differ (RFC 9112, section 6.3), and as too long when it
+/// does not fit in a number.
+fn content_length(headers: &[(String, String)]) -> Result<usize, Unread> {
+    let mut length = None;
+    for (_, value) in headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+    {
+        if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Unread::Refused(400, "a bad Content-Length"));
+        }
+        let n = value
+            .parse::<usize>()
+            .map_err(|_| Unread::Refused(413, "the command is too long"))?;
+        if length.is_some_and(|l| l != n) {
+            return Err(Unread::Refused(400, "two different Content-Lengths"));
+        }
+        length = Some(n);
+    }
+    Ok(length.unwrap_or(0))
+}
+
+/// Whether `b` is a control character that no request line or header
+/// value may hold (a tab may stand in a value).
+fn is_control(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7f
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
@@ -276,6 +301,9 @@ fn parse_head(head: &[u8]) -> Result<Head, Unread> {
     let text = std::str::from_utf8(head).map_err(|_| bad("the request's head is not UTF-8"))?;
     let mut lines = text.split("\r\n");
     let first = lines.next().unwrap_or("");
+    if first.bytes().any(|b| is_control(b) || b == b'\t') {
+        return Err(bad("a bad request line"));
+    }
     let mut parts = first.split(' ');
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -295,6 +323,10 @@ fn parse_head(head: &[u8]) -> Result<Head, Unread> {
         };
         if name.is_empty() || !name.bytes().all(is_token) {
             return Err(bad("a bad header name"));
+        }
+        // A bare CR or LF, NUL or any other control character.
+        if value.bytes().any(is_control) {
+            return Err(bad("a control character in a header"));
         }
         if headers.len() == MAX_HEADERS {
             return Err(Unread::Refused(431, "too many headers"));
@@ -475,6 +507,51 @@ mod tests {
         assert_eq!(refused("G\x1bT / HTTP/1.1"), Some(400));
         let many = format!("GET / HTTP/1.1{}", "\r\nA: b".repeat(MAX_HEADERS + 1));
         assert_eq!(refused(&many), Some(431));
+        // Control characters: a bare LF or CR, NUL, DEL, in a value or the
+        // request line (issue 36, R3); a tab in a value is allowed.
+        for bad in ["a\nb", "a\rb", "a\0b", "a\x7fb", "a\x1bb"] {
+            assert_eq!(
+                refused(&format!("GET / HTTP/1.1\r\nX: {bad}")),
+                Some(400),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(refused("GET /a\nb HTTP/1.1"), Some(400));
+        assert_eq!(refused("GET /\tb HTTP/1.1"), Some(400));
+        assert_eq!(refused("GET / HTTP/1.1\r\nX: a\tb"), None);
+    }
+
+    #[test]
+    fn content_lengths_are_strict() {
+        let length = |values: &[&str]| {
+            let headers: Vec<(String, String)> = values
+                .iter()
+                .map(|v| ("content-Length".to_string(), v.to_string()))
+                .collect();
+            match content_length(&headers) {
+                Ok(n) => Ok(n),
+                Err(Unread::Refused(status, why)) => Err((status, why)),
+                Err(Unread::Gone) => Err((0, "gone")),
+            }
+        };
+        assert_eq!(length(&[]), Ok(0));
+        assert_eq!(length(&["12"]), Ok(12));
+        assert_eq!(length(&["5", "5"]), Ok(5));
+        assert_eq!(
+            length(&["5", "6"]),
+            Err((400, "two different Content-Lengths"))
+        );
+        for bad in ["+5", "-5", "5, 5", " 5", "0x5", ""] {
+            assert_eq!(
+                length(&[bad]),
+                Err((400, "a bad Content-Length")),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            length(&[&"9".repeat(40)]),
+            Err((413, "the command is too long"))
+        );
     }
 
     #[test]
