@@ -844,6 +844,14 @@ fn board_details_and_hooks_in_the_browser() {
     assert_eq!(r.json()["ok"], true, "{}", r.body);
     s.call("POST", "/url", json!({ "url": link }));
     s.wait(30, "the shared game", "return document.querySelectorAll('#moves [data-ply]').length === 3 && location.search === '';");
+    // It opens on the analysis board, analysing; `f` turns that off.
+    s.wait(30, "the shared game's analysis", "return document.getElementById('analysis').checked && document.getElementById('mode').value === 'ana';");
+    s.key("f");
+    s.wait(
+        10,
+        "analysis off",
+        "return !document.getElementById('analysis').checked;",
+    );
 
     // Resignation: the record's result and termination.
     s.click("#resign");
@@ -1019,7 +1027,7 @@ fn board_details_and_hooks_in_the_browser() {
     s.call("POST", "/url", json!({ "url": url }));
     s.wait(30, "the Super 1 al 5 position", "return document.querySelectorAll('.piece.super').length === 1 && document.querySelectorAll('#moves [data-ply]').length === 2;");
     assert_eq!(count(&s, "[data-square='e6'][data-piece='X4']"), 1);
-    s.key("f");
+    // A shared link opens on the analysis board, analysing.
     s.wait(30, "analysis", "return document.querySelectorAll('#lines tr').length > 0 && document.querySelector('.best-arrow');");
     for theme in ["light", "dark"] {
         set_theme(&s, theme);
@@ -1362,4 +1370,39 @@ fn plays_a_level_in_the_browser() {
         "gui_browser: a game against {name} played out; result {}",
         gui_common::state(&gui.addr)["outcome"]
     );
+}
+
+/// A shared link opens its position on the analysis board (hostile input
+/// round 3, R6): against an engine to move there, the page was left in
+/// "Human vs engine" and the engine played at once. Now the mode is two
+/// players with analysis on, and no move is played; the seats' engines,
+/// levels and limit are kept.
+#[test]
+fn a_shared_link_opens_on_the_analysis_board() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    // A person (x) against Ultimo at level 4: after e5 Ultimo is to move.
+    let mode = json!({ "cmd": "mode", "mode": "hve", "human": "x", "x": 0, "o": 0,
+        "levels": [0, 4], "limit": { "kind": "nodes", "nodes": 200 } });
+    let r = gui_common::api(&gui.addr, &mode.to_string());
+    assert_eq!(r.json()["ok"], true, "{}", r.body);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    s.call(
+        "POST",
+        "/url",
+        json!({ "url": format!("{}?moves=e5", gui.url()) }),
+    );
+    s.wait(30, "the analysis of the shared position", "return document.querySelectorAll('#moves .mv').length === 1 && document.querySelectorAll('#lines tr').length > 0;");
+    std::thread::sleep(Duration::from_millis(1500));
+    let state = gui_common::state(&gui.addr);
+    assert_eq!(state["moves"], json!(["e5"]), "no engine move");
+    assert_eq!(state["mode"], json!("hvh"));
+    assert_eq!(state["analysis"], json!(true));
+    assert_eq!(state["seats"][1]["level"], json!(4));
+    assert_eq!(state["limit"], json!({ "kind": "nodes", "nodes": 200 }));
+    assert_eq!(s.text("#mode option:checked"), "Analysis");
+    assert_eq!(s.console_errors(), Vec::<String>::new());
 }

@@ -754,13 +754,27 @@ function shareLink(s) {
   return location.origin + "/" + (text ? "?" + text : "");
 }
 
-// /?fen=...&moves=...&game=super15 opens that position or game, once.
-function openSharedLink() {
+// /?fen=...&moves=...&game=super15 opens that position or game, once, on
+// the analysis board (as lichess does): in whatever mode the page was, an
+// engine to move there would otherwise play at once.
+async function openSharedLink() {
   const q = new URLSearchParams(location.search);
   if (!q.has("fen") && !q.has("moves") && !q.has("game")) return;
   const game = q.get("game") || "uttt";
+  let now;
+  try {
+    now = await (await fetch("/state")).json();
+  } catch (e) {
+    say("the server cannot be reached", true);
+    return;
+  }
+  const seats = now.seats;
+  api({ cmd: "mode", mode: "hvh", human: now.human, x: seats[0].engine, o: seats[1].engine,
+    levels: [seats[0].level, seats[1].level], limit: now.limit });
   api({ cmd: "setup", game, fen: q.get("fen") || "", moves: (q.get("moves") || "").replace(/[+,]/g, " ") }).then((ok) => {
-    if (ok) history.replaceState(null, "", "/");
+    if (!ok) return;
+    history.replaceState(null, "", "/");
+    api({ cmd: "analysis", on: true, multipv: now.multipv, engine: seats[2].engine });
   });
 }
 
