@@ -602,6 +602,56 @@ fn solve_proves_the_position_shown() {
     assert_eq!(state(addr)["moves"], serde_json::json!([]));
 }
 
+/// One solve at a time (hostile input round 3, R1): each holds a 256 MiB
+/// table for up to 10 s, and 24 presses at once took the GUI to 6.1 GB.
+/// A press while one runs is refused with 429 and its reason; once it has
+/// answered, the next is served.
+#[test]
+fn one_solve_runs_at_a_time() {
+    let gui = GuiProcess::start(&[]);
+    let addr = gui.addr.clone();
+    let origin = format!("http://{addr}");
+    let press = {
+        let (addr, origin) = (addr.clone(), origin.clone());
+        move || {
+            request(
+                &addr,
+                "POST",
+                "/solve",
+                &[
+                    ("Host", addr.as_str()),
+                    ("Origin", origin.as_str()),
+                    ("Content-Type", "application/json"),
+                ],
+                b"{}",
+            )
+        }
+    };
+    // Two presses on the start position, not solved within a press's
+    // 10 s: whichever comes second is refused while the other runs.
+    let other = std::thread::spawn(press.clone());
+    std::thread::sleep(Duration::from_millis(200));
+    let mut replies = [press(), other.join().unwrap()];
+    replies.sort_by_key(|r| r.status);
+    let [done, refused] = replies;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(done.json()["result"], "unknown");
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(
+        refused.json()["error"],
+        "a solve is already running: wait for its result"
+    );
+    // Free again: a position solved at once.
+    let r = api(
+        &addr,
+        r#"{"cmd":"setup","fen":"xxx6/1o1o1o3/o8/3xxx3/3o1o3/2o6/6xx1/6o2/9 x 9 c4"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = press();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"], "win");
+}
+
 /// A page that closes its event stream frees its slot within a few seconds
 /// (hostile input round 2, G4): a stream with nothing new writes a comment
 /// every second, and the write after the page is gone fails. Before, the

@@ -27,6 +27,7 @@ pub mod solve;
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -217,6 +218,8 @@ struct Shared {
     /// `host:port` values a request's `Host` may have.
     hosts: Vec<String>,
     streams: Mutex<usize>,
+    /// Solves running (at most [`solve::MAX_SOLVES`]).
+    solves: AtomicUsize,
 }
 
 impl Shared {
@@ -276,6 +279,7 @@ impl Gui {
             choices,
             hosts,
             streams: Mutex::new(0),
+            solves: AtomicUsize::new(0),
         });
         Ok(Gui {
             server,
@@ -586,16 +590,19 @@ fn handle(shared: &Shared, request: Request) {
         ("POST", "/solve") if !is_json(&request) => {
             error_reply(415, "commands must be application/json")
         }
-        ("POST", "/solve") => {
-            let (game, fen) = {
-                let s = shared.lock();
-                (s.line().game(), s.shown_fen())
-            };
-            match solve::solve(game, &fen, solve::SOLVE_TIME) {
-                Ok(v) => json_reply(200, &v),
-                Err(e) => error_reply(400, &e.to_string()),
+        ("POST", "/solve") => match solve::SolveSlot::take(&shared.solves) {
+            None => error_reply(429, "a solve is already running: wait for its result"),
+            Some(_slot) => {
+                let (game, fen) = {
+                    let s = shared.lock();
+                    (s.line().game(), s.shown_fen())
+                };
+                match solve::solve(game, &fen, solve::SOLVE_TIME) {
+                    Ok(v) => json_reply(200, &v),
+                    Err(e) => error_reply(400, &e.to_string()),
+                }
             }
-        }
+        },
         (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api" | "/solve") => {
             error_reply(405, "method not allowed")
         }
@@ -753,6 +760,7 @@ mod tests {
             choices: vec![EngineChoice::Ultimo],
             hosts: Vec::new(),
             streams: Mutex::new(0),
+            solves: AtomicUsize::new(0),
         });
         let mut text = "[Event \"x\"]\n\n1. e5 e4 *\n\n".repeat(40_000);
         text.truncate(session::MAX_LOAD - 100);

@@ -2,9 +2,11 @@
 //! shown won, drawn or lost with the proof-number solver
 //! ([`crate::solve`]), within [`SOLVE_TIME`], and answers with the result
 //! as JSON. It runs on the request's own thread and touches nothing of the
-//! session, so the game goes on meanwhile.
+//! session, so the game goes on meanwhile; at most [`MAX_SOLVES`] run at
+//! once.
 
 use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -18,6 +20,34 @@ use crate::solve::{Limits, Options, Solver};
 pub const SOLVE_TIME: Duration = Duration::from_secs(10);
 /// The solver's table, in MiB.
 const SOLVE_HASH_MB: usize = 256;
+/// Solves that run at once: each holds a table of [`SOLVE_HASH_MB`], so a
+/// press while one runs is refused (429) rather than another table taken.
+pub const MAX_SOLVES: usize = 1;
+
+/// One of the [`MAX_SOLVES`] places, counted in `running`, given back when
+/// dropped.
+pub struct SolveSlot<'a> {
+    running: &'a AtomicUsize,
+}
+
+impl<'a> SolveSlot<'a> {
+    /// A place among the solves counted in `running`, or `None` when all
+    /// are taken.
+    pub fn take(running: &'a AtomicUsize) -> Option<SolveSlot<'a>> {
+        running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_SOLVES).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| SolveSlot { running })
+    }
+}
+
+impl Drop for SolveSlot<'_> {
+    fn drop(&mut self) {
+        self.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Solves the position `fen` of `game` within `time`: `{"result":
 /// "win"|"draw"|"loss"|"unknown", "side", "plies", "pv", "nodes",
