@@ -133,7 +133,7 @@ fn game_pgn<G: PlayGame>(
 }
 
 /// The engine's name as a player: `Ultimo`, or with its level, e.g.
-/// `Ultimo (level 3, Elo 650)`.
+/// `Ultimo (level 3, Elo 530)`.
 fn engine_name<G: PlayGame>(strength: Strength) -> String {
     strength.player_name("Ultimo", G::KIND)
 }
@@ -419,15 +419,7 @@ mod tests {
         settings.eval = Eval::Net;
         settings.limits.nodes = Some(100_000);
         let mut out = Vec::new();
-        let game = run(
-            &settings,
-            &mut "e5
-quit
-"
-            .as_bytes(),
-            &mut out,
-        )
-        .unwrap();
+        let game = run(&settings, &mut "e5\nquit\n".as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let elo = crate::engine::levels(crate::game::GameKind::Uttt)[1].elo;
         let name = format!("Ultimo (level 2, Elo {elo})");

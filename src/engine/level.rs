@@ -165,7 +165,7 @@ impl Strength {
         }
     }
 
-    /// How it reads in a player's name in `game`: `level 3, Elo 650`,
+    /// How it reads in a player's name in `game`: `level 3, Elo 530`,
     /// `Elo 700` between levels, or `full strength`.
     pub fn label(self, game: GameKind) -> String {
         let Some(elo) = self.elo(game) else {
@@ -179,7 +179,7 @@ impl Strength {
 
     /// An engine's name as a player at this strength in `game`: `engine`
     /// at full strength, else with the strength, e.g. `Ultimo (level 3,
-    /// Elo 650)`.
+    /// Elo 530)`.
     pub fn player_name(self, engine: &str, game: GameKind) -> String {
         match self {
             Strength::Full => engine.to_string(),
