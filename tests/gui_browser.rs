@@ -1328,7 +1328,44 @@ fn solves_the_position_shown_in_the_browser() {
         "the result cleared",
         "return document.getElementById('solve-info').textContent === '';",
     );
-    let _ = writeln!(std::io::stderr(), "gui_browser: Solve showed {shown}");
+    // A long solve (the start position) is stopped with the same button.
+    let r = gui_common::api(&gui.addr, r#"{"cmd":"new"}"#);
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.wait(
+        10,
+        "the start position",
+        "return document.querySelectorAll('#moves .mv').length === 0;",
+    );
+    s.click("#solve");
+    s.wait(
+        10,
+        "the stop button",
+        "return document.getElementById('solve').textContent === 'Stop solving';",
+    );
+    let pressed = Instant::now();
+    s.click("#solve");
+    let stopped = s.wait(
+        30,
+        "the stopped solve",
+        "const t = document.getElementById('solve-info').textContent; return t.length ? t : null;",
+    );
+    // (with the line the solver was looking at, if any)
+    assert!(
+        stopped
+            .as_str()
+            .unwrap()
+            .starts_with("not solved when stopped"),
+        "{stopped}"
+    );
+    assert!(
+        pressed.elapsed() < Duration::from_secs(8),
+        "stopped at once"
+    );
+    assert_eq!(s.text("#solve"), "Solve");
+    let _ = writeln!(
+        std::io::stderr(),
+        "gui_browser: Solve showed {shown}, then {stopped}"
+    );
 }
 
 /// A person against Ultimo at level 2, picked with the page's level

@@ -604,8 +604,9 @@ fn solve_proves_the_position_shown() {
 
 /// One solve at a time (hostile input round 3, R1): each holds a 256 MiB
 /// table for up to 10 s, and 24 presses at once took the GUI to 6.1 GB.
-/// A press while one runs is refused with 429 and its reason; once it has
-/// answered, the next is served.
+/// A press while one runs is refused with 429 and its reason;
+/// `POST /solve/stop` ends the running one at once; then the next press
+/// is served.
 #[test]
 fn one_solve_runs_at_a_time() {
     let gui = GuiProcess::start(&[]);
@@ -627,15 +628,33 @@ fn one_solve_runs_at_a_time() {
             )
         }
     };
+    let stop = || {
+        request(
+            &addr,
+            "POST",
+            "/solve/stop",
+            &[("Host", addr.as_str()), ("Origin", origin.as_str())],
+            b"",
+        )
+        .json()["stopped"]
+            .clone()
+    };
+    assert_eq!(stop(), serde_json::json!(false), "nothing to stop");
     // Two presses on the start position, not solved within a press's
     // 10 s: whichever comes second is refused while the other runs.
-    let other = std::thread::spawn(press.clone());
+    let started = std::time::Instant::now();
+    let first = std::thread::spawn(press.clone());
     std::thread::sleep(Duration::from_millis(200));
-    let mut replies = [press(), other.join().unwrap()];
+    let second = std::thread::spawn(press.clone());
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(stop(), serde_json::json!(true));
+    let mut replies = [first.join().unwrap(), second.join().unwrap()];
+    assert!(started.elapsed() < Duration::from_secs(9), "stopped early");
     replies.sort_by_key(|r| r.status);
     let [done, refused] = replies;
     assert_eq!(done.status, 200, "{}", done.body);
     assert_eq!(done.json()["result"], "unknown");
+    assert_eq!(done.json()["text"], "not solved when stopped");
     assert_eq!(refused.status, 429, "{}", refused.body);
     assert_eq!(
         refused.json()["error"],

@@ -27,7 +27,6 @@ pub mod solve;
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -218,8 +217,8 @@ struct Shared {
     /// `host:port` values a request's `Host` may have.
     hosts: Vec<String>,
     streams: Mutex<usize>,
-    /// Solves running (at most [`solve::MAX_SOLVES`]).
-    solves: AtomicUsize,
+    /// The running solve's stop, while one runs.
+    solves: solve::Running,
 }
 
 impl Shared {
@@ -279,7 +278,7 @@ impl Gui {
             choices,
             hosts,
             streams: Mutex::new(0),
-            solves: AtomicUsize::new(0),
+            solves: Mutex::new(None),
         });
         Ok(Gui {
             server,
@@ -592,20 +591,26 @@ fn handle(shared: &Shared, request: Request) {
         }
         ("POST", "/solve") => match solve::SolveSlot::take(&shared.solves) {
             None => error_reply(429, "a solve is already running: wait for its result"),
-            Some(_slot) => {
+            Some(slot) => {
                 let (game, fen) = {
                     let s = shared.lock();
                     (s.line().game(), s.shown_fen())
                 };
-                match solve::solve(game, &fen, solve::SOLVE_TIME) {
+                match solve::solve(game, &fen, solve::SOLVE_TIME, &slot.control) {
                     Ok(v) => json_reply(200, &v),
                     Err(e) => error_reply(400, &e.to_string()),
                 }
             }
         },
-        (_, "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api" | "/solve") => {
-            error_reply(405, "method not allowed")
-        }
+        ("POST", "/solve/stop") => json_reply(
+            200,
+            &serde_json::json!({ "stopped": solve::stop(&shared.solves) }),
+        ),
+        (
+            _,
+            "/" | "/app.js" | "/style.css" | "/state" | "/events" | "/api" | "/solve"
+            | "/solve/stop",
+        ) => error_reply(405, "method not allowed"),
         _ => error_reply(404, "not found"),
     };
     request.respond(response);
@@ -760,7 +765,7 @@ mod tests {
             choices: vec![EngineChoice::Ultimo],
             hosts: Vec::new(),
             streams: Mutex::new(0),
-            solves: AtomicUsize::new(0),
+            solves: Mutex::new(None),
         });
         let mut text = "[Event \"x\"]\n\n1. e5 e4 *\n\n".repeat(40_000);
         text.truncate(session::MAX_LOAD - 100);

@@ -660,10 +660,17 @@ function turnText(s) {
 // The FEN the result shown is for; the result goes when the position changes.
 let solvedFen = null;
 
+// While a solve runs, the button stops it.
+let solving = false;
+
 async function solve() {
+  if (solving) {
+    fetch("/solve/stop", { method: "POST" }).catch(() => say("the server cannot be reached", true));
+    return;
+  }
+  solving = true;
   const fen = state && state.fen;
-  $("solve").disabled = true;
-  $("solve").textContent = "Solving…";
+  $("solve").textContent = "Stop solving";
   $("solve-info").textContent = "";
   try {
     const r = await fetch("/solve", {
@@ -680,7 +687,7 @@ async function solve() {
   } catch (e) {
     say("the server cannot be reached", true);
   }
-  $("solve").disabled = false;
+  solving = false;
   $("solve").textContent = "Solve";
 }
 
