@@ -46,12 +46,14 @@
 //! reason ([`PgnError`]). [`PgnGame`]'s `Display` writes a game. [`typed`]
 //! turns the text into a game's positions and moves and back.
 
+mod error;
 mod read;
 pub mod typed;
 mod write;
 
-pub use read::{Games, MAX_GAME, MAX_LINE, PgnError, PgnProblem, games, read};
-pub use typed::{GameTextError, PgnNotation, Replayed, variant_kind, variant_name};
+pub use error::{GameTextError, MAX_GAME, MAX_LINE, PgnError, PgnProblem};
+pub use read::{Games, games, read};
+pub use typed::{PgnNotation, Replayed, variant_kind, variant_name};
 pub use write::{date_from_unix, write_games};
 
 use std::fmt;

@@ -1,41 +1,10 @@
 //! PGN and the games: a game's text read into its positions and moves
 //! (with the rules checked), and a game's moves written as PGN.
 
-use super::read::turn_text;
-use super::{Annotation, PgnError, PgnGame, PgnMove, PgnProblem, PgnResult, Turn};
+use super::error::{GameTextError, PgnError, PgnProblem, turn_text};
+use super::{Annotation, PgnGame, PgnMove, PgnResult, Turn};
 use crate::game::{GameKind, Notation};
 use crate::quote::shorten;
-use crate::{notation, rules, super15};
-
-/// Why a game's text was refused, for any of our games: each game's own
-/// typed error, shown as it is.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GameTextError {
-    /// An Ultimate Tic-Tac-Toe FEN.
-    #[error(transparent)]
-    UtttFen(#[from] notation::FenError),
-    /// An Ultimate Tic-Tac-Toe move that is not a cell.
-    #[error(transparent)]
-    UtttMove(#[from] notation::ParseMoveError),
-    /// An illegal Ultimate Tic-Tac-Toe move.
-    #[error(transparent)]
-    UtttPlay(#[from] rules::PlayError),
-    /// Ultimate Tic-Tac-Toe moves that cannot be played.
-    #[error(transparent)]
-    UtttMoves(#[from] notation::MovesError),
-    /// A Super 1 al 5 FEN.
-    #[error(transparent)]
-    Super15Fen(#[from] super15::notation::FenError),
-    /// A Super 1 al 5 move that cannot be read.
-    #[error(transparent)]
-    Super15Move(#[from] super15::notation::ParseMoveError),
-    /// An illegal Super 1 al 5 move.
-    #[error(transparent)]
-    Super15Play(#[from] super15::PlayError),
-    /// Super 1 al 5 moves that cannot be played.
-    #[error(transparent)]
-    Super15Moves(#[from] super15::notation::MovesError),
-}
 
 /// A game whose text errors the layers above can hold without knowing
 /// the game: its [`Notation`], with every error it reports convertible to a
