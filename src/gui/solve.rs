@@ -22,7 +22,7 @@ pub const SOLVE_TIME: Duration = Duration::from_secs(10);
 const SOLVE_HASH_MB: usize = 256;
 
 /// The one solve that may run at once (each holds a table of
-/// [`SOLVE_HASH_MB`], so a press while one runs is refused rather than
+/// `SOLVE_HASH_MB` MiB, so a press while one runs is refused rather than
 /// another table taken): its stop, while it runs.
 pub type Running = Mutex<Option<Arc<Control>>>;
 
