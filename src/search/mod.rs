@@ -111,12 +111,26 @@
 //! The `hash` size bounds the tree, whatever the threads, counting the
 //! nodes and the scratch used to compact it. The arena is reserved once,
 //! zeroed (the system hands out its pages as they are first written), and
-//! never grows past its capacity: when the tree is full it stops adding
-//! nodes and goes on refining the statistics of the tree it has
-//! (iterations end in playouts from its leaves), so the search keeps
-//! returning good moves. Between moves the subtree of the position
-//! actually reached is kept and slid to the front of the arena (tree
-//! reuse); pondering uses the same mechanism.
+//! never grows past its capacity.
+//!
+//! When the tree is full it recycles itself, so that a long analysis keeps
+//! deepening on any hash size: the threads finish their iterations and
+//! leave the tree, the tree keeps the families of children of its most
+//! visited nodes (half its capacity; see `Tree::recycle`) and turns the
+//! others back into leaves with their statistics and proofs, and the
+//! threads go on with the same search where the tree now has room. The
+//! root's children, and so every statistic the report shows, are kept as
+//! they were; `hashfull` rises to 1000 and falls back to about 500 with
+//! each recycling. Under a depth limit the search ends at a full tree
+//! instead (see [`Limits::depth`]), and a recycling that frees less than
+//! an eighth of the tree is the search's last: from then on, as in a tree
+//! too small to be worth recycling, iterations end in playouts or
+//! evaluations from the leaves of the tree it has. With one thread the
+//! tree fills, and is recycled, at the same iteration on every run.
+//!
+//! Between moves the subtree of the position actually reached is kept and
+//! slid to the front of the arena (tree reuse); pondering uses the same
+//! mechanism.
 
 mod error;
 mod memory;
@@ -134,7 +148,7 @@ use std::time::{Duration, Instant};
 pub use error::SearchError;
 use memory::Memory;
 use report::build_report;
-use run::{Budget, Flags, MainLoop, Run, Stall};
+use run::{Budget, Flags, MainLoop, Pass, Run};
 pub use time::{TimePlan, plan};
 use tree::{Tree, bytes_per_node};
 use worker::{Share, Worker};
@@ -380,7 +394,8 @@ pub struct Report<M> {
     pub depth: u32,
     /// Deepest leaf reached.
     pub seldepth: u32,
-    /// How full the tree is, in permille.
+    /// How full the tree is, in permille (it falls back to about 500 each
+    /// time the full tree is recycled).
     pub hashfull: u32,
 }
 
@@ -418,6 +433,10 @@ pub fn cores() -> usize {
 /// grow any more (a tree of finished games with the solver off).
 pub const DEPTH_STALL: u64 = 1 << 16;
 
+/// A recycling of the full tree that frees less than this fraction
+/// (1/`MIN_FREED`) of its capacity is the search's last.
+const MIN_FREED: usize = 8;
+
 /// The most search threads a searcher takes.
 pub const MAX_THREADS: usize = 256;
 
@@ -433,6 +452,9 @@ pub struct Searcher<G: Game> {
     memory: fn() -> Option<Memory>,
     /// Values the leaves instead of playouts, when set.
     evaluator: Option<Arc<dyn Evaluator<G>>>,
+    /// Whether a full tree is recycled (always, but for tests that
+    /// compare with the tree that stays full).
+    recycle: bool,
 }
 
 impl<G: Game> Searcher<G> {
@@ -456,6 +478,7 @@ impl<G: Game> Searcher<G> {
             workers: Vec::new(),
             memory,
             evaluator: None,
+            recycle: true,
         })
     }
 
@@ -602,47 +625,59 @@ impl<G: Game> Searcher<G> {
             return build_report(&self.tree, &shares, start.elapsed());
         }
         let budget = Budget::new(limits.nodes.map(|n| n.max(1)));
-        let flags = Flags::default();
-        let run = Run {
-            tree: &self.tree,
-            params: &params,
-            eval,
-            control,
-            shares: &shares,
-            budget: &budget,
-            flags: &flags,
-            shared: threads > 1,
-            infinite: limits.infinite,
-            yield_cpu: threads >= cores(),
-        };
-        let mut main = MainLoop {
-            run: &run,
-            plan: plan(
+        let mut main = MainLoop::new(
+            plan(
                 limits,
                 self.options.move_overhead,
                 root.ply(),
                 G::EXPECTED_PLIES,
             ),
-            smart: self.options.smart_time,
-            leader: None,
-            leader_since: start,
-            depth_limit: limits.depth,
-            stall: Stall::default(),
+            self.options.smart_time,
+            limits.depth,
             start,
+            control.is_pondering(),
             on_info,
-            last_info: start,
-            info_interval: Duration::from_millis(1000),
-        };
-        let (first, rest) = self.workers.split_first_mut().expect("at least one thread");
-        match &self.pool {
-            Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
-                for (worker, share) in rest.iter_mut().zip(&shares[1..]) {
-                    let run = &run;
-                    s.spawn(move |_| run.helper(worker, share));
-                }
-                main.run(first);
-            }),
-            _ => main.run(first),
+            self.recycle,
+        );
+        loop {
+            let flags = Flags::default();
+            let run = Run {
+                tree: &self.tree,
+                params: &params,
+                eval,
+                control,
+                shares: &shares,
+                budget: &budget,
+                flags: &flags,
+                shared: threads > 1,
+                infinite: limits.infinite,
+                yield_cpu: threads >= cores(),
+            };
+            let (first, rest) = self.workers.split_first_mut().expect("at least one thread");
+            let pass = match &self.pool {
+                Some(pool) if !rest.is_empty() => pool.in_place_scope(|s| {
+                    for (worker, share) in rest.iter_mut().zip(&shares[1..]) {
+                        let run = &run;
+                        s.spawn(move |_| run.helper(worker, share));
+                    }
+                    main.run(&run, first)
+                }),
+                _ => main.run(&run, first),
+            };
+            if pass == Pass::Done {
+                break;
+            }
+            // Every thread has added its visits and left the tree: make
+            // room, and go on from where each thread was.
+            let freed = self.tree.recycle();
+            if freed < self.tree.capacity() / MIN_FREED {
+                // Too little to be worth the passes (a tree too small for
+                // more than the nodes it must keep): refine it as it is.
+                main.recycle = false;
+            }
+            for w in &mut self.workers {
+                w.resume(&self.tree);
+            }
         }
         build_report(&self.tree, &shares, start.elapsed())
     }

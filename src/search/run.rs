@@ -197,10 +197,20 @@ impl Stall {
     }
 }
 
+/// How one pass of the search threads ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// The search is over.
+    Done,
+    /// The tree is full: the caller recycles it ([`Tree::recycle`]) and
+    /// starts another pass.
+    Recycle,
+}
+
 /// The reporting thread: searches like a helper, and also watches the
-/// limits, stops the others and reports progress.
-pub(crate) struct MainLoop<'a, 'b, G: Game> {
-    pub run: &'a Run<'a, G>,
+/// limits, stops the others and reports progress. Its state lasts the
+/// whole search, over the passes between which the tree is recycled.
+pub(crate) struct MainLoop<'b, G: Game> {
     pub plan: Option<TimePlan>,
     /// Whether the smart time manager decides when a timed search stops
     /// (else the plain one; see [`should_stop`]).
@@ -216,39 +226,80 @@ pub(crate) struct MainLoop<'a, 'b, G: Game> {
     pub on_info: &'b mut (dyn FnMut(&Report<G::Move>) + Send),
     pub last_info: Instant,
     pub info_interval: Duration,
+    /// Whether a full tree ends the pass to be recycled (else the search
+    /// goes on refining the tree it has).
+    pub recycle: bool,
+    /// Whether the search was pondering at the last look.
+    pub was_pondering: bool,
+    /// When the clock started: at the start, or at `ponderhit`.
+    pub time_base: Instant,
+    /// Iterations between two looks at the limits.
+    pub chunk: u32,
+    /// Chunks run so far.
+    pub chunks: u32,
 }
 
-impl<G: Game> MainLoop<'_, '_, G> {
-    /// Searches in chunks of iterations, looking at the limits between
-    /// them, until the search ends; then tells the helpers.
-    pub fn run(&mut self, worker: &mut Worker<G>) {
-        let run = self.run;
-        let share = &run.shares[0];
-        let mut was_pondering = run.control.is_pondering();
-        let mut time_base = self.start;
-        let mut chunks = 0u32;
+impl<G: Game> MainLoop<'_, G> {
+    /// The reporting thread's state for a search that started at `start`
+    /// (pondering or not), on a clock or not.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        plan: Option<TimePlan>,
+        smart: bool,
+        depth_limit: Option<u32>,
+        start: Instant,
+        pondering: bool,
+        on_info: &mut (dyn FnMut(&Report<G::Move>) + Send),
+        recycle: bool,
+    ) -> MainLoop<'_, G> {
         // With a clock, the chunk between two looks at it adapts to the
-        // game's speed: 256 UTTT iterations take a quarter of a millisecond,
-        // 256 slow ones (long playouts, as in Super 1 al 5 with uniform
-        // playouts) could take longer than the whole move. Without one the
-        // chunk is fixed, so that with one thread a depth limit ends at the
-        // same iteration on every machine.
+        // game's speed: 256 UTTT iterations take a quarter of a
+        // millisecond, 256 slow ones (long playouts, as in Super 1 al 5
+        // with uniform playouts) could take longer than the whole move.
+        // Without one the chunk is fixed, so that with one thread a depth
+        // or node limit ends, and the tree is recycled, at the same
+        // iteration on every machine.
+        let chunk = if plan.is_some() { 1 } else { CHECK_EVERY };
+        MainLoop {
+            plan,
+            smart,
+            leader: None,
+            leader_since: start,
+            depth_limit,
+            stall: Stall::default(),
+            start,
+            on_info,
+            last_info: start,
+            info_interval: Duration::from_millis(1000),
+            recycle: recycle && depth_limit.is_none(),
+            was_pondering: pondering,
+            time_base: start,
+            chunk,
+            chunks: 0,
+        }
+    }
+
+    /// Searches in chunks of iterations, looking at the limits between
+    /// them, until the search ends or the tree is full (with
+    /// [`MainLoop::recycle`]); then tells the helpers.
+    pub fn run(&mut self, run: &Run<'_, G>, worker: &mut Worker<G>) -> Pass {
+        let share = &run.shares[0];
         let timed = self.plan.is_some();
-        let mut chunk = if timed { 1 } else { CHECK_EVERY };
-        loop {
+        let pass = loop {
             if run.control.is_stopped() {
-                break;
+                break Pass::Done;
             }
             let pondering = run.control.is_pondering();
-            if was_pondering && !pondering {
+            if self.was_pondering && !pondering {
                 // ponderhit: the clock starts now.
-                time_base = Instant::now();
-                was_pondering = false;
+                self.time_base = Instant::now();
+                self.was_pondering = false;
             }
             let waiting = run.infinite || pondering;
             let began = timed.then(Instant::now);
             let mut ran = 0;
             let mut spent = false;
+            let chunk = self.chunk;
             while ran < chunk && !run.control.is_stopped() && !run.tree.root_proven() {
                 if !run.budget.take(worker, run.workers()) {
                     spent = true;
@@ -262,9 +313,9 @@ impl<G: Game> MainLoop<'_, '_, G> {
             {
                 let took = began.elapsed();
                 if took < CHUNK_FAST {
-                    chunk = (chunk * 2).min(CHECK_EVERY);
+                    self.chunk = (chunk * 2).min(CHECK_EVERY);
                 } else if took > CHUNK_SLOW {
-                    chunk = (chunk / 2).max(1);
+                    self.chunk = (chunk / 2).max(1);
                 }
             }
             if run.tree.root().visits() >= RESCALE_VISITS / run.tree.unit() {
@@ -278,29 +329,33 @@ impl<G: Game> MainLoop<'_, '_, G> {
                 let finished = run.tree.root_proven()
                     || (spent && run.budget.limit.is_some_and(|n| run.iterations() >= n));
                 if (finished && !waiting) || run.control.is_stopped() {
-                    break;
+                    break Pass::Done;
                 }
-                self.maybe_info();
+                self.maybe_info(run);
                 std::thread::sleep(IDLE);
                 continue;
             }
-            chunks += 1;
-            if run.yield_cpu && chunks.is_multiple_of(4) {
+            self.chunks += 1;
+            if run.yield_cpu && self.chunks.is_multiple_of(4) {
                 // As in the helpers: let the input thread run promptly.
                 std::thread::yield_now();
             }
-            if run.control.is_stopped() || (!waiting && self.limits_reached(time_base)) {
-                break;
+            let time_base = self.time_base;
+            if run.control.is_stopped() || (!waiting && self.limits_reached(run, time_base)) {
+                break Pass::Done;
             }
-            self.maybe_info();
-        }
+            self.maybe_info(run);
+            if self.recycle && run.tree.is_full() {
+                break Pass::Recycle;
+            }
+        };
         worker.flush(run.tree);
         run.flags.done.store(true, Ordering::SeqCst);
+        pass
     }
 
     /// Time, depth and settledness checks.
-    fn limits_reached(&mut self, time_base: Instant) -> bool {
-        let run = self.run;
+    fn limits_reached(&mut self, run: &Run<'_, G>, time_base: Instant) -> bool {
         if let Some(d) = self.depth_limit {
             // The depth is the mean depth at which playouts start; iterations
             // that end in proven nodes do not count, since they cannot
@@ -323,7 +378,7 @@ impl<G: Game> MainLoop<'_, '_, G> {
             if depth_reached
                 || run.tree.is_full()
                 || self.stall.stalled(playouts, iterations)
-                || self.best_is_proven()
+                || self.best_is_proven(run)
             {
                 return true;
             }
@@ -333,9 +388,9 @@ impl<G: Game> MainLoop<'_, '_, G> {
         };
         let elapsed = time_base.elapsed();
         let progress = if self.smart {
-            self.smart_progress(elapsed, time_base)
+            self.smart_progress(run, elapsed, time_base)
         } else {
-            let (best, second) = self.top_two();
+            let (best, second) = self.top_two(run);
             Progress {
                 elapsed,
                 iterations: run.iterations(),
@@ -351,8 +406,12 @@ impl<G: Game> MainLoop<'_, '_, G> {
     /// The checkpoint's view for the smart manager: the top two of the
     /// root moves the search may still choose, and how long the first has
     /// led (a tie keeps the leader).
-    fn smart_progress(&mut self, elapsed: Duration, time_base: Instant) -> Progress {
-        let run = self.run;
+    fn smart_progress(
+        &mut self,
+        run: &Run<'_, G>,
+        elapsed: Duration,
+        time_base: Instant,
+    ) -> Progress {
         let tree = run.tree;
         let range = tree.root().children();
         let (mut best, mut second, mut choices) = (0, 0, 0);
@@ -399,8 +458,8 @@ impl<G: Game> MainLoop<'_, '_, G> {
     }
 
     /// Whether the best root move is proven.
-    fn best_is_proven(&self) -> bool {
-        let tree = self.run.tree;
+    fn best_is_proven(&self, run: &Run<'_, G>) -> bool {
+        let tree = run.tree;
         tree.root()
             .children()
             .map(|c| {
@@ -414,8 +473,8 @@ impl<G: Game> MainLoop<'_, '_, G> {
     }
 
     /// Visits of the two most visited root moves.
-    fn top_two(&self) -> (u64, u64) {
-        let tree = self.run.tree;
+    fn top_two(&self, run: &Run<'_, G>) -> (u64, u64) {
+        let tree = run.tree;
         let (mut best, mut second) = (0, 0);
         for c in tree.root().children() {
             let v = tree.node(c).visits() as u64;
@@ -429,12 +488,12 @@ impl<G: Game> MainLoop<'_, '_, G> {
         (best, second)
     }
 
-    fn maybe_info(&mut self) {
+    fn maybe_info(&mut self, run: &Run<'_, G>) {
         if self.last_info.elapsed() < self.info_interval {
             return;
         }
         self.last_info = Instant::now();
-        let report = build_report(self.run.tree, self.run.shares, self.start.elapsed());
+        let report = build_report(run.tree, run.shares, self.start.elapsed());
         (self.on_info)(&report);
     }
 }

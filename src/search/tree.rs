@@ -31,6 +31,35 @@ pub(crate) const RESCALE_VISITS: u32 = 1 << 30;
 /// root visits (16.7 million), so that scores still fit a `u32`.
 pub(crate) const EVAL_UNIT: u32 = 64;
 
+/// The share of the capacity a full tree keeps when it recycles itself
+/// ([`Tree::recycle`]): the rest is room to grow.
+pub(crate) const RECYCLE_KEEP: f64 = 0.5;
+
+/// Visit counts below this have a histogram bucket each in
+/// [`Tree::recycle`]; above it, 16 buckets per power of two.
+const EXACT_BUCKETS: u32 = 512;
+
+/// The histogram bucket of a visit count (see [`EXACT_BUCKETS`]).
+fn bucket(visits: u32) -> usize {
+    if visits < EXACT_BUCKETS {
+        return visits as usize;
+    }
+    let e = 31 - visits.leading_zeros();
+    let base = EXACT_BUCKETS.trailing_zeros();
+    (EXACT_BUCKETS + (e - base) * 16 + ((visits >> (e - 4)) & 15)) as usize
+}
+
+/// The least visit count in bucket `b`.
+fn bucket_floor(b: usize) -> u32 {
+    let b = b as u32;
+    if b < EXACT_BUCKETS {
+        return b;
+    }
+    let base = EXACT_BUCKETS.trailing_zeros();
+    let e = (b - EXACT_BUCKETS) / 16 + base;
+    (1 << e) | ((b - EXACT_BUCKETS) % 16) << (e - 4)
+}
+
 /// The most slots a thread claims from the arena at once (see
 /// [`Tree::alloc`]).
 const MAX_BLOCK: usize = 1024;
@@ -152,6 +181,10 @@ pub(crate) struct Tree<G: Game> {
     /// family adds its members' families, so it holds at most `MAX_MOVES`
     /// a level).
     stack: Vec<(usize, usize)>,
+    /// [`Tree::recycle`]'s children per visits bucket.
+    histogram: Vec<u64>,
+    /// Times the tree was recycled since it last started afresh.
+    recycled: u32,
 }
 
 impl<G: Game> Tree<G> {
@@ -191,6 +224,8 @@ impl<G: Game> Tree<G> {
             // Grows to the widest walk once and keeps its room between
             // moves (the old depth-first walk's bound no longer holds).
             stack: Vec::new(),
+            histogram: Vec::new(),
+            recycled: 0,
         };
         tree.reset(root_pos);
         Ok(tree)
@@ -277,6 +312,7 @@ impl<G: Game> Tree<G> {
         }
         self.root_pos = root_pos;
         *self.full.0.get_mut() = false;
+        self.recycled = 0;
     }
 
     /// Score units per half-point (see [`EVAL_UNIT`]).
@@ -301,6 +337,13 @@ impl<G: Game> Tree<G> {
     /// Most nodes the tree may hold.
     pub fn capacity(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// Times the tree was recycled ([`Tree::recycle`]) since it last
+    /// started afresh ([`Tree::reset`]).
+    #[cfg(test)]
+    pub fn recycled(&self) -> u32 {
+        self.recycled
     }
 
     /// Whether an expansion was refused for want of room in this search.
@@ -388,6 +431,13 @@ impl<G: Game> Tree<G> {
     /// other live nodes slide down in order to `1..`, using a bitmap of
     /// live nodes and its prefix counts as the forwarding table.
     fn compact(&mut self, new_root: usize) {
+        self.compact_from(new_root, 0);
+    }
+
+    /// [`Tree::compact`], keeping the children only of the nodes visited at
+    /// least `min_visits` times (and always the new root's): the others
+    /// become leaves again, with their statistics and proofs.
+    fn compact_from(&mut self, new_root: usize, min_visits: u32) {
         let len = self.len();
         self.peak = self.peak.max(len);
         let words = len.div_ceil(64);
@@ -404,8 +454,9 @@ impl<G: Game> Tree<G> {
         while let Some((start, end)) = self.stack.pop() {
             for next in start..end {
                 self.live[next / 64] |= 1 << (next % 64);
-                let r = self.node(next).children();
-                if !r.is_empty() {
+                let node = self.node(next);
+                let r = node.children();
+                if !r.is_empty() && node.visits() >= min_visits {
                     prefetch(&self.nodes[r.start]);
                     self.stack.push((r.start, r.end));
                 }
@@ -419,8 +470,13 @@ impl<G: Game> Tree<G> {
         }
         // Where live node `i` goes: after the root, in order. Never above
         // `i` (node 0, the old root, is not live), so a forward pass never
-        // overwrites a node it has yet to move.
+        // overwrites a node it has yet to move. A family that was not
+        // marked (its parent visited too little) is dropped: the parent
+        // becomes a leaf.
         let to = |live: &[u64], prefix: &[u32], i: usize| -> u32 {
+            if live[i / 64] & (1u64 << (i % 64)) == 0 {
+                return 0;
+            }
             1 + prefix[i / 64] + (live[i / 64] & ((1u64 << (i % 64)) - 1)).count_ones()
         };
         let root = self.nodes[new_root].snapshot();
@@ -461,6 +517,54 @@ impl<G: Game> Tree<G> {
             *p.get_mut() = v;
         }
         *self.len.0.get_mut() = 1 + count as usize;
+    }
+
+    /// Makes room in a full tree, between two parts of a search: keeps the
+    /// children of the most visited nodes, at most [`RECYCLE_KEEP`] of the
+    /// capacity in all, and turns the other nodes with children into
+    /// leaves (keeping their statistics and proofs), so that the search
+    /// goes on growing the tree where it now looks. Returns the slots freed.
+    ///
+    /// The nodes are chosen by their visits: a histogram of the children
+    /// each node holds, by its visits, gives the least count whose nodes'
+    /// families fit; a walk from the root then keeps the families of the
+    /// nodes with at least that many visits whose parents' were kept. A
+    /// family whose parent is dropped goes with it, so the walk keeps at
+    /// most what the histogram counted. The root's children always stay
+    /// (the search's moves, with their statistics), and so does the order
+    /// of every family, so a thread's view of the root is unchanged.
+    pub fn recycle(&mut self) -> usize {
+        let before = self.len();
+        let target = (self.capacity() as f64 * RECYCLE_KEEP) as usize;
+        let root_family = self.root().num_children();
+        self.histogram.clear();
+        self.histogram.resize(bucket(u32::MAX) + 1, 0);
+        self.stack.clear();
+        let r = self.root().children();
+        self.stack.push((r.start, r.end));
+        while let Some((start, end)) = self.stack.pop() {
+            for next in start..end {
+                let node = &self.nodes[next];
+                let r = node.children();
+                if !r.is_empty() {
+                    prefetch(&self.nodes[r.start]);
+                    self.histogram[bucket(node.visits())] += r.len() as u64;
+                    self.stack.push((r.start, r.end));
+                }
+            }
+        }
+        // The lowest bucket from which the families fit.
+        let mut kept = root_family as u64;
+        let mut from = self.histogram.len();
+        while from > 0 && kept + self.histogram[from - 1] <= target as u64 {
+            kept += self.histogram[from - 1];
+            from -= 1;
+        }
+        let min_visits = if from == 0 { 0 } else { bucket_floor(from) };
+        self.compact_from(0, min_visits);
+        *self.full.0.get_mut() = false;
+        self.recycled += 1;
+        before.saturating_sub(self.len())
     }
 
     /// Prepares a new search from the current root for `threads` threads:
@@ -1149,6 +1253,13 @@ mod tests {
     /// Every expanded node's children carry their priors, and visits add
     /// up (a node is expanded at its first visit).
     fn check_priors(tree: &Tree<Position>) {
+        check_priors_and(tree, true)
+    }
+
+    /// [`check_priors`], the visits checked only with `visits_add_up`
+    /// (a node that lost its children to recycling and was expanded
+    /// again has more visits than its new children).
+    fn check_priors_and(tree: &Tree<Position>, visits_add_up: bool) {
         assert!(tree.with_priors());
         for i in 0..tree.len() {
             let range = tree.node(i).children();
@@ -1160,7 +1271,7 @@ mod tests {
                 let want = weight(tree.node(c).mv()) / total;
                 assert!((tree.prior(c) - want).abs() < 1e-6, "node {c}");
             }
-            if i != 0 && tree.node(i).verdict().is_none() {
+            if visits_add_up && i != 0 && tree.node(i).verdict().is_none() {
                 let sum: u32 = range.map(|c| tree.node(c).visits()).sum();
                 assert_eq!(sum + 1, tree.node(i).visits(), "node {i}");
             }
@@ -1222,6 +1333,85 @@ mod tests {
         let far: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
         assert!(!tree.advance(&far));
         assert_eq!(tree.len(), 1);
+    }
+
+    /// Recycling keeps the root's children as they were, in order, the
+    /// families of the most visited nodes with their priors, and every
+    /// kept node's statistics and proof; it frees at least half the tree.
+    #[test]
+    fn recycling_keeps_the_most_visited_families() {
+        let p = Params {
+            policy: 1.0,
+            ..params()
+        };
+        let mut tree = Tree::new(60_000, Position::startpos()).unwrap();
+        tree.set_unit(EVAL_UNIT);
+        iterate(&mut tree, &p, Some(&Favours), 20_000);
+        assert!(tree.is_full());
+        let root_before: Vec<_> = tree
+            .root()
+            .children()
+            .map(|c| (tree.node(c).mv(), tree.node(c).stats(), tree.prior(c)))
+            .collect();
+        // Every node by its line of moves from the root, with what it held.
+        fn walk(tree: &Tree<Position>) -> Vec<(Vec<u8>, (u32, u32), usize)> {
+            let mut out = Vec::new();
+            let mut stack = vec![(0usize, Vec::new())];
+            while let Some((i, line)) = stack.pop() {
+                let node = tree.node(i);
+                out.push((line.clone(), node.stats(), node.num_children()));
+                for c in node.children() {
+                    let mut l = line.clone();
+                    l.push(tree.node(c).mv().index());
+                    stack.push((c, l));
+                }
+            }
+            out.sort();
+            out
+        }
+        let before = walk(&tree);
+        let freed = tree.recycle();
+        assert!(!tree.is_full());
+        assert_eq!(tree.recycled(), 1);
+        assert!(tree.len() <= tree.capacity() / 2 + 1, "{}", tree.len());
+        assert!(freed >= tree.capacity() / 2 - 100, "{freed}");
+        let root_after: Vec<_> = tree
+            .root()
+            .children()
+            .map(|c| (tree.node(c).mv(), tree.node(c).stats(), tree.prior(c)))
+            .collect();
+        assert_eq!(root_after, root_before);
+        check_priors(&tree);
+        let after = walk(&tree);
+        // Every node kept is one that was there, with the same statistics;
+        // a family dropped goes whole, and only from nodes visited less
+        // than any node that kept its family.
+        let old: std::collections::HashMap<_, _> = before
+            .iter()
+            .map(|(l, s, n)| (l.clone(), (*s, *n)))
+            .collect();
+        let mut least_kept = u32::MAX;
+        let mut most_dropped = 0;
+        for (line, stats, n) in &after {
+            let (old_stats, old_n) = old[line];
+            assert_eq!(*stats, old_stats);
+            assert!(*n == old_n || *n == 0);
+            if line.is_empty() {
+                continue;
+            }
+            if *n > 0 {
+                least_kept = least_kept.min(stats.0);
+            } else if old_n > 0 {
+                most_dropped = most_dropped.max(stats.0);
+            }
+        }
+        assert!(most_dropped > 0, "some families were dropped");
+        assert!(most_dropped <= least_kept, "{most_dropped} > {least_kept}");
+        // The search goes on in the recycled tree.
+        let visits = tree.root().visits();
+        iterate(&mut tree, &p, Some(&Favours), 5_000);
+        assert_eq!(tree.root().visits(), visits + 5_000);
+        check_priors_and(&tree, false);
     }
 
     /// Children below their parent (as another thread's block leaves

@@ -144,6 +144,16 @@ impl<G: Game> Worker<G> {
         self.budget = 0;
     }
 
+    /// Goes on with the same search after [`Tree::recycle`] moved the
+    /// nodes: a fresh block of slots, and the root's children where they
+    /// now lie (their order unchanged). The thread's visits were all
+    /// added before (`flush`).
+    pub fn resume(&mut self, tree: &Tree<G>) {
+        self.cursor = tree.cursor();
+        self.root_first = tree.root().children().start;
+        debug_assert!(self.child_pending.iter().all(|&p| p == (0, 0)));
+    }
+
     /// Runs one MCTS iteration; leaves are valued by `eval` when given,
     /// else by a playout. `shared`: other threads search the tree too (a
     /// virtual loss marks the path, updates are atomic adds); with one
