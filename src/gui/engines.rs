@@ -447,6 +447,7 @@ fn view<G: GuiGame>(
         engine: name.to_string(),
         nodes,
         depth: Some(report.depth),
+        seldepth: Some(report.seldepth),
         ms: since.elapsed().as_millis() as u64,
         lines,
         heat,
@@ -762,6 +763,8 @@ struct Heard {
     last_sent: Instant,
     /// Its last word on its move (score and depth), for the record.
     note: MoveNote,
+    /// The last `seldepth` it gave.
+    seldepth: Option<u32>,
 }
 
 impl Heard {
@@ -769,6 +772,17 @@ impl Heard {
     fn take<G: GuiGame>(&mut self, line: &str, side: Player) -> bool {
         if let Some(info) = MoveNote::from_info(line) {
             self.note = info;
+        }
+        if line.starts_with("info ")
+            && let Some(d) = line
+                .split_whitespace()
+                // The engine's text and the moves come last.
+                .take_while(|&w| w != "string" && w != "pv")
+                .skip_while(|&w| w != "seldepth")
+                .nth(1)
+                .and_then(|d| d.parse().ok())
+        {
+            self.seldepth = Some(d);
         }
         if let Some((rank, view, n)) = parse_info::<G>(line, side)
             && rank <= self.lines.len()
@@ -803,6 +817,7 @@ impl Heard {
             engine: name.to_string(),
             nodes: self.nodes,
             depth: self.note.depth,
+            seldepth: self.seldepth,
             ms: started.elapsed().as_millis() as u64,
             lines: self.lines.iter().flatten().cloned().collect(),
             heat: Vec::new(),
@@ -833,6 +848,7 @@ fn external_job<G: GuiGame>(
         fresh: false,
         last_sent: started,
         note: MoveNote::default(),
+        seldepth: None,
     };
     let fen = pos.to_string();
     loop {
@@ -915,5 +931,32 @@ mod tests {
             parse_info::<super15::Position>("info score cp 10 pv e2e3 e7e6", Player::X).unwrap();
         assert_eq!(line.pv, ["e2e3", "e7e6"]);
         assert!(parse_info::<super15::Position>("info score cp 10 pv e5", Player::X).is_none());
+    }
+
+    /// An outside engine's analysis carries its depth, seldepth, nodes
+    /// and lines to the page.
+    #[test]
+    fn heard_lines_give_depth_and_seldepth() {
+        let started = Instant::now();
+        let mut heard = Heard {
+            lines: vec![None; 1],
+            nodes: 0,
+            fresh: false,
+            last_sent: started,
+            note: MoveNote::default(),
+            seldepth: None,
+        };
+        assert!(!heard.take::<rules::Position>(
+            "info depth 9 seldepth 27 multipv 1 score cp 12 nodes 5000 pv e1 d2",
+            Player::X
+        ));
+        assert!(!heard.take::<rules::Position>("info string seldepth 99", Player::X));
+        let view = heard.due("fen", "other", started, true).unwrap();
+        assert_eq!(
+            (view.depth, view.seldepth, view.nodes),
+            (Some(9), Some(27), 5000)
+        );
+        assert_eq!(view.lines[0].pv, ["e1", "d2"]);
+        assert!(heard.take::<rules::Position>("bestmove e1", Player::X));
     }
 }

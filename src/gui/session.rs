@@ -91,6 +91,8 @@ pub struct AnalysisView {
     pub nodes: u64,
     /// The search's depth (Ultimo: its mean depth), when known.
     pub depth: Option<u32>,
+    /// The deepest line the search reached, when known.
+    pub seldepth: Option<u32>,
     /// Milliseconds since the analysis of this position started.
     pub ms: u64,
     /// Best lines first.

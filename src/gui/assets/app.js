@@ -389,7 +389,8 @@ function drawAnalysis(s) {
     const searched = live.nodes > 0
       ? `${live.nodes.toLocaleString()} nodes, ${(live.ms / 1000).toFixed(1)} s` : "solved without a search";
     $("ana-info").textContent = `${live.engine}: ${searched}; win / draw / loss for ${s.side}`;
-    $("ana-depth").textContent = live.depth ? `depth ${live.depth}` : "";
+    $("ana-depth").textContent = live.depth
+      ? `depth ${live.depth}` + (live.seldepth ? `, seldepth ${live.seldepth}` : "") : "";
     $("ana-nps").textContent = live.ms > 0 && live.nodes > 0 ? `${Math.round(live.nodes * 1000 / live.ms).toLocaleString()} nodes/s` : "";
   } else {
     $("ana-depth").textContent = "";
