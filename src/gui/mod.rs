@@ -37,6 +37,7 @@ use crate::arena::engine::{EngineSpec, kill_all_engines};
 use crate::arena::signal;
 use crate::game::Player;
 use crate::pgn::{Annotation, PgnError};
+use crate::quote::shorten;
 use engines::{Assignment, EngineChoice, Task, Update, Worker};
 use game::AnyLine;
 use session::{ANALYSIS, Command, SEATS, Session};
@@ -242,7 +243,7 @@ impl Gui {
     pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
         if !is_loopback(&args.host) {
             return Err(GuiError::NotLoopback {
-                host: cut(&args.host),
+                host: shorten(&args.host),
             });
         }
         let mut choices = vec![EngineChoice::Ultimo];
@@ -522,7 +523,7 @@ fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
     if !shared.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
         return Err(GuiError::Forbidden(format!(
             "the Host '{}' is not this server",
-            cut(host)
+            shorten(host)
         )));
     }
     if let Some(origin) = request.header("origin") {
@@ -532,20 +533,11 @@ fn same_origin(shared: &Shared, request: &Request) -> Result<(), GuiError> {
         if !ok {
             return Err(GuiError::Forbidden(format!(
                 "the Origin '{}' is not this server",
-                cut(origin)
+                shorten(origin)
             )));
         }
     }
     Ok(())
-}
-
-fn cut(text: &str) -> String {
-    let head: String = text.chars().take(40).collect();
-    if head.len() < text.len() {
-        format!("{head}...")
-    } else {
-        head
-    }
 }
 
 fn json_reply(status: u16, body: &serde_json::Value) -> Response {
@@ -646,7 +638,7 @@ fn run_command(shared: &Shared, body: &str) -> (u16, serde_json::Value) {
     let command: Command = match serde_json::from_str(body) {
         Ok(c) => c,
         Err(e) => {
-            let why = format!("bad command: {}", cut(&e.to_string()));
+            let why = format!("bad command: {}", shorten(&e.to_string()));
             return (400, serde_json::json!({ "error": why }));
         }
     };

@@ -445,17 +445,6 @@ fn out_of_range(
     }
 }
 
-/// Shortens echoed input to 40 characters.
-fn cut(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(40).collect();
-    if chars.next().is_some() {
-        format!("{head}...")
-    } else {
-        head
-    }
-}
-
 impl Session {
     /// A new game at the empty board, a person (x) against Ultimo.
     pub fn new(engines: Vec<String>) -> Session {
@@ -1352,7 +1341,7 @@ pub fn parse_record(text: &str, current: GameKind) -> Result<AnyLine, GuiError> 
                 let game = GameKind::from_name(name).ok_or_else(|| {
                     GuiError::BadRequest(format!(
                         "unknown variant '{}' (uttt or super15)",
-                        cut(name)
+                        shorten(name)
                     ))
                 })?;
                 variant = Some(game);
