@@ -400,25 +400,37 @@ fn commands_during_a_search() {
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(e.ask("isready"), "readyok");
     assert_eq!(e.ask("query p1turn"), "response true");
-    for (line, want) in [
-        ("go nodes 5", "a search is already running"),
-        ("position startpos moves e5", "not allowed during a search"),
-        (
-            "setoption name Threads value 2",
-            "not allowed during a search",
-        ),
-        ("ucinewgame", "not allowed during a search"),
-        ("perft 2", "not allowed during a search"),
+    // position sets up the next search at once, the running one goes on.
+    e.send("position startpos moves e5");
+    assert_eq!(fen_of(&mut e), "9/9/9/9/4x4/9/9/9/9 o 1 e5");
+    // go, setoption, ucinewgame and perft wait for the search, and every
+    // line after them waits behind them: nothing is answered yet.
+    for line in [
+        "go nodes 5",
+        "setoption name Threads value 2",
+        "ucinewgame",
+        "perft 1",
+        "position startpos moves e5 e4",
+        "d",
+        "isready",
     ] {
-        let answer = e.ask(line);
-        assert!(answer.contains(want), "{line} -> {answer}");
+        e.send(line);
     }
-    // Infinite: no bestmove until stop, then exactly one (an infinite
-    // search that did not stop would run past PATIENCE).
     e.silent_for(Duration::from_millis(300));
+    // Infinite: no bestmove until stop, then the waiting lines in order.
     e.send("stop");
-    let (_, best) = bestmove(&mut e, PATIENCE);
-    assert!(Position::startpos().is_legal(best.parse().unwrap()));
+    let (_, first) = bestmove(&mut e, PATIENCE);
+    assert!(Position::startpos().is_legal(first.parse().unwrap()));
+    let (_, second) = bestmove(&mut e, PATIENCE);
+    let after_e5: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
+    assert!(after_e5.is_legal(second.parse().unwrap()), "{second}");
+    let rest = e.until(PATIENCE, |l| l == "readyok");
+    assert!(rest.iter().any(|l| l.starts_with("total ")), "{rest:?}");
+    assert!(
+        rest.contains(&"fen 9/9/9/9/4x4/4o4/9/9/9 x 2 e4".to_string()),
+        "{rest:?}"
+    );
+    assert!(rest.iter().all(|l| !l.contains("error")), "{rest:?}");
     e.silent_for(Duration::from_millis(200));
     // stop without a search is ignored; a position right after stop works.
     e.send("stop");
@@ -428,6 +440,49 @@ fn commands_during_a_search() {
     e.send("position startpos moves e5");
     bestmove(&mut e, PATIENCE);
     assert_eq!(fen_of(&mut e), "9/9/9/9/4x4/9/9/9/9 o 1 e5");
+    // A stop also stops the searches waiting before it, as they start
+    // (the second alone would take minutes).
+    e.send("go infinite");
+    e.send("go nodes 100000000");
+    std::thread::sleep(Duration::from_millis(50));
+    e.send("stop");
+    bestmove(&mut e, PATIENCE);
+    bestmove(&mut e, PATIENCE);
+    assert_eq!(e.ask("isready"), "readyok");
+}
+
+/// Commands piped in one go, as scripts and simple runners send them:
+/// each `go` waits for the search before it, and every one gets its
+/// `bestmove`, also when `quit` (or the end of input) comes first.
+#[test]
+fn piped_commands_are_queued_not_lost() {
+    let script = "position startpos moves e5 e4\ngo nodes 1\n\
+                  position startpos moves e5 e4 d2\ngo nodes 1\nquit\n";
+    for input in [script.to_string(), script.replace("quit\n", "")] {
+        let (code, out, _) = common::run(&[], &input);
+        assert_eq!(code, 0);
+        let best: Vec<&str> = out.lines().filter(|l| is_bestmove(l)).collect();
+        assert_eq!(best.len(), 2, "{out}");
+        assert!(out.lines().all(|l| !l.contains("error")), "{out}");
+        let second: Position = "9/9/9/9/4x4/4o4/9/3x5/9 o 2 d2".parse().unwrap();
+        let mv = best[1].split_whitespace().nth(1).unwrap();
+        assert!(second.is_legal(mv.parse().unwrap()), "{out}");
+    }
+    // A search, then a long one waiting for it, then quit: the first runs
+    // to its limit, the last is stopped at once, each with its bestmove.
+    let mut e = Engine::start(&[]);
+    e.send("go nodes 20000");
+    e.send("go movetime 100000");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("quit");
+    let (first, _) = bestmove(&mut e, PATIENCE);
+    assert!(
+        first.iter().any(|l| l.contains(" nodes 20000 ")),
+        "{first:?}"
+    );
+    // Within PATIENCE, where the second search would take 100 s.
+    bestmove(&mut e, PATIENCE);
+    assert_eq!(e.wait_exit(PATIENCE), Some(0));
 }
 
 #[test]
@@ -1023,15 +1078,8 @@ fn go_solve_honours_stop_and_movetime_on_its_own_clock() {
     e.send("go solve infinite");
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(e.ask("isready"), "readyok");
-    for (line, want) in [
-        ("go nodes 5", "a search is already running"),
-        ("go solve", "a search is already running"),
-        ("position startpos moves e5", "not allowed during a search"),
-        ("ucinewgame", "not allowed during a search"),
-    ] {
-        let answer = e.ask(line);
-        assert!(answer.contains(want), "{line} -> {answer}");
-    }
+    // A go waits for the solve (and the lines after it behind it).
+    e.send("go nodes 5");
     e.silent_for(Duration::from_millis(300));
     e.send("stop");
     let (lines, best) = bestmove(&mut e, PATIENCE);
@@ -1042,6 +1090,11 @@ fn go_solve_honours_stop_and_movetime_on_its_own_clock() {
     assert_eq!(
         result.map(String::as_str),
         Some("info string solve result unknown for x")
+    );
+    let (lines, _) = bestmove(&mut e, PATIENCE);
+    assert!(
+        lines.iter().all(|l| !l.contains("solve result")),
+        "{lines:?}"
     );
     e.silent_for(Duration::from_millis(200));
     // movetime: on an idle machine the solver's own clock passes it by

@@ -89,6 +89,19 @@ pub struct Go<M = crate::rules::Move> {
     pub solve: bool,
 }
 
+impl<M> Go<M> {
+    /// Whether the search has no end of its own: `infinite`, `ponder`, or
+    /// no time, node or depth limit (it runs until `stop`).
+    pub fn is_open_ended(&self) -> bool {
+        self.infinite
+            || self.ponder
+            || (self.movetime.is_none()
+                && self.nodes.is_none()
+                && self.depth.is_none()
+                && self.time == [None, None])
+    }
+}
+
 /// How a number in `go` is read, for its error message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NumberKind {

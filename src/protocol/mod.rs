@@ -4,8 +4,10 @@
 //! Input is read on its own thread and handed over a channel; a
 //! [`Server`] handles the lines, one game's at a time. Searches run in the
 //! background ([`AsyncSearcher`]), so that `stop`, `ponderhit`, `isready`
-//! and `quit` are served while one runs. Every line that cannot be carried
-//! out gets one `info string error: ...` line and changes nothing.
+//! and `quit` are served while one runs; the commands that need the engine
+//! idle wait for the search, with every line after them, in the order they
+//! came ([`Server::handle_line`]). Every line that cannot be carried out
+//! gets one `info string error: ...` line and changes nothing.
 
 pub mod codingame;
 pub mod command;
@@ -20,6 +22,7 @@ use crate::engine::{
     AsyncError, AsyncSearcher, Event, LoadedNet, NetGame, SearchRequest, Strength, level_rng,
 };
 use crate::game::{Game, GameKind, Notation, Outcome, Player};
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -276,19 +279,27 @@ pub fn run(
     rx: &Receiver<Option<Input>>,
 ) -> Result<(), ProtocolError> {
     let (mut game, mut options) = (game, options);
+    let mut waiting = VecDeque::new();
     loop {
         let next = match game {
-            GameKind::Uttt => Server::<Position>::with_options(out.clone(), options)?.run(rx),
+            GameKind::Uttt => {
+                Server::<Position>::with_options(out.clone(), options)?.run(rx, waiting)
+            }
             GameKind::Super15 => {
-                Server::<crate::super15::Position>::with_options(out.clone(), options)?.run(rx)
+                Server::<crate::super15::Position>::with_options(out.clone(), options)?
+                    .run(rx, waiting)
             }
         };
         match next {
-            Some((g, o)) => (game, options) = (g, o),
+            Some((g, o, w)) => (game, options, waiting) = (g, o, w),
             None => return Ok(()),
         }
     }
 }
+
+/// How often the server looks whether the running search has ended while
+/// lines wait for it.
+const WAIT_POLL: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// The version of `net`, or `none`.
 fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
@@ -312,6 +323,16 @@ pub struct Server<G: Board + NetGame + std::hash::Hash = Position> {
     /// last new game (each draw's generator is seeded from Seed and this
     /// count).
     random_draws: u64,
+    /// Lines that wait for the running search or solve to end, oldest
+    /// first (see [`Server::handle_line`]).
+    waiting: VecDeque<Input>,
+    /// The `stop` lines among `waiting`: while there are any, every search
+    /// a waiting line starts is stopped at once (a `stop` stops the
+    /// searches sent before it, not only the running one).
+    stops_waiting: usize,
+    /// Whether the last `go` has no end of its own (`infinite`, `ponder`,
+    /// or no limit), for `quit`.
+    open_ended: bool,
 }
 
 impl<G: Board + NetGame + std::hash::Hash> Server<G> {
@@ -347,57 +368,204 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             solver: solve::SolveThread::default(),
             switch: None,
             random_draws: 0,
+            waiting: VecDeque::new(),
+            stops_waiting: 0,
+            open_ended: false,
         })
     }
 
     /// Handles lines until `quit` or end of input (`None`), or until
-    /// `setoption name Game` asks for another game: then the game and the
-    /// options to start its server with.
-    pub fn run(mut self, rx: &Receiver<Option<Input>>) -> Option<(GameKind, EngineOptions)> {
-        while let Ok(Some(input)) = rx.recv() {
-            let Input::Line(line) = input else {
-                self.out.error(&format!(
-                    "line longer than {MAX_LINE} bytes ignored (the most a command may have)"
-                ));
-                continue;
-            };
-            if !self.handle_line(&line) {
-                break;
-            }
+    /// `setoption name Game` asks for another game: then the game, the
+    /// options to start its server with and the lines still waiting.
+    /// `waiting`: lines a server of the other game left waiting.
+    pub fn run(
+        mut self,
+        rx: &Receiver<Option<Input>>,
+        waiting: VecDeque<Input>,
+    ) -> Option<(GameKind, EngineOptions, VecDeque<Input>)> {
+        self.stops_waiting = waiting
+            .iter()
+            .filter(|i| matches!(i, Input::Line(l) if self.is_stop(l)))
+            .count();
+        self.waiting = waiting;
+        loop {
+            self.run_waiting();
             if let Some(game) = self.switch.take() {
-                self.quit();
-                return Some((game, self.options.clone()));
+                self.end_searches();
+                let waiting = std::mem::take(&mut self.waiting);
+                return Some((game, self.options.clone(), waiting));
+            }
+            let input = if self.waiting.is_empty() {
+                rx.recv().ok().flatten()
+            } else {
+                // Lines wait for the search: look again soon whether it
+                // has ended.
+                match rx.recv_timeout(WAIT_POLL) {
+                    Ok(input) => input,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                }
+            };
+            let Some(input) = input else { break };
+            if !self.take_input(input) {
+                break;
             }
         }
         self.quit();
         None
     }
 
-    /// Handles one line; `false` when the engine should exit.
-    pub fn handle_line(&mut self, line: &str) -> bool {
-        self.out.log_input(line);
-        let reaped = self.searcher.reap();
-        self.recover(reaped);
-        let parsed = command::parse(line, &self.pos);
-        match parsed {
-            Ok(None) => true,
-            Ok(Some(Command::Quit)) => false,
-            Ok(Some(cmd)) => {
-                if let Err(e) = self.execute(cmd) {
-                    self.out.error(&e.to_string());
-                }
+    /// Takes one input from the reader: a line, or one too long (an
+    /// error, in its turn among the lines that wait); `false` at `quit`.
+    fn take_input(&mut self, input: Input) -> bool {
+        match input {
+            Input::Line(line) => self.handle_line(&line),
+            Input::TooLong if !self.waiting.is_empty() => {
+                self.waiting.push_back(Input::TooLong);
                 true
             }
-            Err(e) => {
-                self.out.error(&e.to_string());
+            Input::TooLong => {
+                self.too_long();
                 true
             }
         }
     }
 
+    /// The error for a line longer than [`MAX_LINE`].
+    fn too_long(&self) {
+        self.out.error(&format!(
+            "line longer than {MAX_LINE} bytes ignored (the most a command may have)"
+        ));
+    }
+
+    /// Whether a search or a solve runs (and was not told to stop).
+    fn busy(&mut self) -> bool {
+        let reaped = self.searcher.reap();
+        self.recover(reaped);
+        self.searcher.is_searching() || self.solver.is_running()
+    }
+
+    /// Carries out the lines that wait, oldest first, as long as no search
+    /// or solve runs (a `go` among them starts one: the rest wait for it)
+    /// and no other game was asked for.
+    fn run_waiting(&mut self) {
+        while self.switch.is_none() && !self.waiting.is_empty() && !self.busy() {
+            self.finish_stopped();
+            match self.waiting.pop_front() {
+                Some(Input::Line(line)) => {
+                    if self.is_stop(&line) {
+                        self.stops_waiting -= 1;
+                    }
+                    self.carry_out(&line);
+                }
+                Some(Input::TooLong) => self.too_long(),
+                None => {}
+            }
+            if self.stops_waiting > 0 {
+                self.searcher.stop();
+                self.solver.stop();
+            }
+        }
+    }
+
+    /// Waits for a search or a solve that was told to stop (it writes its
+    /// `bestmove` as it ends), so that whatever comes next is answered
+    /// after it. Only when none runs that was not told to stop.
+    fn finish_stopped(&mut self) {
+        self.finish_solve();
+        let waited = self.searcher.wait();
+        self.recover(waited);
+    }
+
+    /// Whether `line` is `stop`.
+    fn is_stop(&self, line: &str) -> bool {
+        matches!(command::parse(line, &self.pos), Ok(Some(Command::Stop)))
+    }
+
+    /// Handles one line; `false` when the engine should exit.
+    ///
+    /// `stop` and `ponderhit` act at once on the running search, and
+    /// `quit` ends the loop; a `stop` also stops the searches that lines
+    /// waiting before it start, as they start. A command that needs the engine idle (`go`,
+    /// `setoption`, `ucinewgame`, `perft`) waits while a search or a solve
+    /// runs, and every line after it waits behind it, so that commands
+    /// are carried out in the order they came and none is lost (as
+    /// Stockfish does: its `go` waits for the search before). Anything
+    /// else (`position` included: it sets up the next search, not the
+    /// running one) is carried out at once when nothing waits.
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        self.out.log_input(line);
+        let busy = self.busy();
+        match command::parse(line, &self.pos) {
+            Ok(Some(Command::Quit)) => return false,
+            Ok(Some(Command::Stop)) => {
+                self.carry_out_parsed(Ok(Some(Command::Stop)));
+                if !self.waiting.is_empty() {
+                    self.waiting.push_back(Input::Line(line.to_string()));
+                    self.stops_waiting += 1;
+                }
+            }
+            Ok(Some(Command::PonderHit)) => self.carry_out_parsed(Ok(Some(Command::PonderHit))),
+            _ if !self.waiting.is_empty() => self.waiting.push_back(Input::Line(line.to_string())),
+            Ok(Some(
+                Command::Go(_) | Command::SetOption { .. } | Command::NewGame | Command::Perft(_),
+            )) if busy => self.waiting.push_back(Input::Line(line.to_string())),
+            parsed => {
+                if !busy {
+                    self.finish_stopped();
+                }
+                self.carry_out_parsed(parsed.map_err(ProtocolError::from))
+            }
+        }
+        true
+    }
+
+    /// Carries out a line that waited (parsed now, against the position
+    /// the lines before it set up).
+    fn carry_out(&mut self, line: &str) {
+        match command::parse(line, &self.pos) {
+            // Never waits (see `handle_line`).
+            Ok(Some(Command::Quit)) => {}
+            parsed => self.carry_out_parsed(parsed.map_err(ProtocolError::from)),
+        }
+    }
+
+    /// Carries out a parsed command, or answers its error.
+    fn carry_out_parsed(&mut self, parsed: Result<Option<Command<G>>, ProtocolError<G>>) {
+        let done = match parsed {
+            Ok(Some(cmd)) => self.execute(cmd),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = done {
+            self.out.error(&e.to_string());
+        }
+    }
+
+    /// `quit` or the end of input. The lines that wait came before it, so
+    /// they are carried out first, each in its turn as if `quit` had not
+    /// been read yet: each search runs to its limits (one with no end of
+    /// its own is stopped) before the next line. The last search, the one
+    /// `quit` comes during, is stopped at once, as in Stockfish, whose
+    /// input blocks on a `go` until the search before it ends. Every `go`
+    /// gets its `bestmove`.
+    fn quit(&mut self) {
+        while !self.waiting.is_empty() && self.switch.is_none() {
+            if self.open_ended {
+                self.searcher.stop();
+                self.solver.stop();
+            }
+            self.finish_solve();
+            let waited = self.searcher.wait();
+            self.recover(waited);
+            self.run_waiting();
+        }
+        self.end_searches();
+    }
+
     /// Stops any search and waits for it (it still writes its `bestmove`,
     /// so that every `go` gets one).
-    fn quit(&mut self) {
+    fn end_searches(&mut self) {
         self.solver.stop();
         self.finish_solve();
         self.searcher.stop();
@@ -454,10 +622,9 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
                 // A new game draws the same random moves as a fresh engine.
                 self.random_draws = 0;
             }
-            Command::Position(pos) => {
-                self.idle_searcher("position")?;
-                self.pos = pos;
-            }
+            // The running search, if any, has its own copy: this sets up
+            // the next one.
+            Command::Position(pos) => self.pos = pos,
             Command::Go(go) => self.go(go)?,
             Command::Stop => {
                 self.searcher.stop();
@@ -604,6 +771,7 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
         if self.searcher.is_searching() || self.solver.is_running() {
             return Err(ProtocolError::AlreadySearching);
         }
+        self.open_ended = go.is_open_ended();
         if go.solve {
             let side = self.pos.side_to_move();
             let limits = solve::limits(&go, side, self.options.setup.search.move_overhead)?;
