@@ -242,7 +242,6 @@ pub(crate) struct MainLoop<'b, G: Game> {
 impl<G: Game> MainLoop<'_, G> {
     /// The reporting thread's state for a search that started at `start`
     /// (pondering or not), on a clock or not.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         plan: Option<TimePlan>,
         smart: bool,
