@@ -560,7 +560,12 @@ impl<G: Game> Tree<G> {
             kept += self.histogram[from - 1];
             from -= 1;
         }
-        let min_visits = if from == 0 { 0 } else { bucket_floor(from) };
+        let min_visits = match from {
+            0 => 0,
+            // Not even the most visited families fit: the root's alone.
+            b if b == self.histogram.len() => u32::MAX,
+            b => bucket_floor(b),
+        };
         self.compact_from(0, min_visits);
         *self.full.0.get_mut() = false;
         self.recycled += 1;
@@ -1166,6 +1171,19 @@ mod tests {
 
     fn params() -> Params {
         Params::default()
+    }
+
+    #[test]
+    fn visit_buckets_are_ordered_and_floors_fall_in_them() {
+        let mut last = 0;
+        for v in (0..5_000u32).chain([1 << 20, (1 << 20) + 1, 1 << 30, u32::MAX - 1, u32::MAX]) {
+            let b = bucket(v);
+            assert!(b >= last, "{v}");
+            last = b;
+            assert!(bucket_floor(b) <= v && bucket(bucket_floor(b)) == b, "{v}");
+        }
+        assert_eq!(bucket(u32::MAX), bucket(u32::MAX - 1));
+        assert!(bucket(u32::MAX) < 1_000);
     }
 
     #[test]
