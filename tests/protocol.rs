@@ -485,6 +485,33 @@ fn piped_commands_are_queued_not_lost() {
     assert_eq!(e.wait_exit(PATIENCE), Some(0));
 }
 
+/// The lines that wait for a search are bounded: past 1 MiB of them a
+/// line gets an error and is dropped, and the engine goes on.
+#[test]
+fn waiting_lines_are_bounded() {
+    let mut e = Engine::start(&[]);
+    e.send("go infinite");
+    e.send("go nodes 1");
+    let padded = format!("position startpos{}", " ".repeat(60_000));
+    for _ in 0..20 {
+        e.send(&padded);
+    }
+    let refused = e.until(PATIENCE, |l| l.contains("already wait for the search"));
+    assert!(
+        refused
+            .last()
+            .unwrap()
+            .contains("(the most is 1048576); send stop")
+    );
+    e.send("stop");
+    // Both searches answer (the one that waited is stopped by the stop
+    // behind it), after the errors of the lines refused.
+    bestmove(&mut e, PATIENCE);
+    let (after, _) = bestmove(&mut e, PATIENCE);
+    assert!(after.iter().all(|l| !l.contains("error")), "{after:?}");
+    assert_eq!(e.ask("isready"), "readyok");
+}
+
 #[test]
 fn ponder_and_ponderhit() {
     let _timing = timing();

@@ -297,9 +297,27 @@ pub fn run(
     }
 }
 
+/// The most bytes of lines that may wait for a search (see
+/// [`Server::handle_line`]); a line past it is refused with an error. Each
+/// line counts [`WAITING_OVERHEAD`] bytes more than its text.
+pub const MAX_WAITING_BYTES: usize = 1024 * 1024;
+
+/// What a waiting line costs beyond its text, so that a flood of empty or
+/// overlong lines is bounded too.
+const WAITING_OVERHEAD: usize = 64;
+
 /// How often the server looks whether the running search has ended while
 /// lines wait for it.
 const WAIT_POLL: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// What a waiting input counts against [`MAX_WAITING_BYTES`].
+fn waiting_cost(input: &Input) -> usize {
+    WAITING_OVERHEAD
+        + match input {
+            Input::Line(line) => line.len(),
+            Input::TooLong => 0,
+        }
+}
 
 /// The version of `net`, or `none`.
 fn net_version<G: Game>(net: Option<&LoadedNet<G>>) -> String {
@@ -330,6 +348,8 @@ pub struct Server<G: Board + NetGame + std::hash::Hash = Position> {
     /// a waiting line starts is stopped at once (a `stop` stops the
     /// searches sent before it, not only the running one).
     stops_waiting: usize,
+    /// The bytes `waiting` holds, by [`MAX_WAITING_BYTES`]'s count.
+    waiting_bytes: usize,
     /// Whether the last `go` has no end of its own (`infinite`, `ponder`,
     /// or no limit), for `quit`.
     open_ended: bool,
@@ -370,6 +390,7 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             random_draws: 0,
             waiting: VecDeque::new(),
             stops_waiting: 0,
+            waiting_bytes: 0,
             open_ended: false,
         })
     }
@@ -387,6 +408,7 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             .iter()
             .filter(|i| matches!(i, Input::Line(l) if self.is_stop(l)))
             .count();
+        self.waiting_bytes = waiting.iter().map(waiting_cost).sum();
         self.waiting = waiting;
         loop {
             self.run_waiting();
@@ -421,7 +443,7 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
         match input {
             Input::Line(line) => self.handle_line(&line),
             Input::TooLong if !self.waiting.is_empty() => {
-                self.waiting.push_back(Input::TooLong);
+                self.wait_for_search(Input::TooLong);
                 true
             }
             Input::TooLong => {
@@ -451,7 +473,11 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
     fn run_waiting(&mut self) {
         while self.switch.is_none() && !self.waiting.is_empty() && !self.busy() {
             self.finish_stopped();
-            match self.waiting.pop_front() {
+            let next = self.waiting.pop_front();
+            if let Some(input) = &next {
+                self.waiting_bytes -= waiting_cost(input);
+            }
+            match next {
                 Some(Input::Line(line)) => {
                     if self.is_stop(&line) {
                         self.stops_waiting -= 1;
@@ -500,16 +526,19 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
             Ok(Some(Command::Quit)) => return false,
             Ok(Some(Command::Stop)) => {
                 self.carry_out_parsed(Ok(Some(Command::Stop)));
-                if !self.waiting.is_empty() {
-                    self.waiting.push_back(Input::Line(line.to_string()));
+                if !self.waiting.is_empty() && self.wait_for_search(Input::Line(line.to_string())) {
                     self.stops_waiting += 1;
                 }
             }
             Ok(Some(Command::PonderHit)) => self.carry_out_parsed(Ok(Some(Command::PonderHit))),
-            _ if !self.waiting.is_empty() => self.waiting.push_back(Input::Line(line.to_string())),
+            _ if !self.waiting.is_empty() => {
+                self.wait_for_search(Input::Line(line.to_string()));
+            }
             Ok(Some(
                 Command::Go(_) | Command::SetOption { .. } | Command::NewGame | Command::Perft(_),
-            )) if busy => self.waiting.push_back(Input::Line(line.to_string())),
+            )) if busy => {
+                self.wait_for_search(Input::Line(line.to_string()));
+            }
             parsed => {
                 if !busy {
                     self.finish_stopped();
@@ -517,6 +546,24 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
                 self.carry_out_parsed(parsed.map_err(ProtocolError::from))
             }
         }
+        true
+    }
+
+    /// Puts `input` at the end of the lines that wait for the search;
+    /// `false`, with an error line, when they hold [`MAX_WAITING_BYTES`]
+    /// already.
+    fn wait_for_search(&mut self, input: Input) -> bool {
+        let cost = waiting_cost(&input);
+        if self.waiting_bytes + cost > MAX_WAITING_BYTES {
+            self.out.error(&format!(
+                "line ignored: {} bytes of commands already wait for the search \
+                 (the most is {MAX_WAITING_BYTES}); send stop",
+                self.waiting_bytes
+            ));
+            return false;
+        }
+        self.waiting_bytes += cost;
+        self.waiting.push_back(input);
         true
     }
 
