@@ -299,7 +299,7 @@ pub fn run(
 
 /// The most bytes of lines that may wait for a search (see
 /// [`Server::handle_line`]); a line past it is refused with an error. Each
-/// line counts [`WAITING_OVERHEAD`] bytes more than its text.
+/// line counts `WAITING_OVERHEAD` bytes more than its text.
 pub const MAX_WAITING_BYTES: usize = 1024 * 1024;
 
 /// What a waiting line costs beyond its text, so that a flood of empty or

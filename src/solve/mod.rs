@@ -1,7 +1,7 @@
 //! A proof-number solver: proves a position won, drawn or lost for the side
 //! to move, over any [`Game`].
 //!
-//! The search behind it is depth-first proof-number search ([`dfpn`]),
+//! The search behind it is depth-first proof-number search (`dfpn`),
 //! which answers yes-or-no questions. The solver asks two of them about the
 //! root: "does the side to move win?" and "does the side to move avoid
 //! losing?". A win needs the first proven, a loss the second disproven, a
