@@ -25,11 +25,10 @@
 //! # Parallelism: one tree for all threads
 //!
 //! All threads search one tree, so that a selective search (PUCT with the
-//! net) sees every iteration, whichever thread ran it. Before, each thread
-//! searched a tree of its own and the root statistics were summed (root
-//! parallelism): it scaled perfectly in iterations, but with the net
-//! 2 threads played no better than 1 (-10 [-35, +14] Elo at 50 ms a move),
-//! each tree seeing half of a search made to go deep.
+//! net) sees every iteration, whichever thread ran it: a tree per thread,
+//! with the root statistics summed, scales perfectly in iterations but
+//! gives each tree half of a search made to go deep. The figures that
+//! chose each part of this design are in `docs/search.md`.
 //!
 //! - A node (`search::node`) keeps its visits and score in one 64-bit atomic
 //!   word (one atomic add updates both, and a reader always gets a
@@ -45,16 +44,9 @@
 //!   the few microseconds the evaluation takes.
 //! - Virtual loss: a thread adds one virtual visit, scored as a loss, to
 //!   each node two plies or more below the root as it descends, and takes
-//!   it back with the result, so that the others look elsewhere meanwhile. Measured with
-//!   the net at a fixed 16,000 iterations a move, 2 threads against 1 (100
-//!   games each, pentanomial Elo): one virtual loss +42 [+12, +73], three
-//!   +10 [-25, +46], one virtual visit scored as the node's mean (so only
-//!   the exploration term shrinks: Leela's visits in flight, WU-UCT's
-//!   unobserved samples) -10 [-35, +14], one loss only on nodes with fewer
-//!   than 256 visits +56 [+28, +85]. At a fixed count of iterations 2
-//!   threads lose nothing to 1 (the virtual loss widens the search a
-//!   little, which pays at these sizes); one loss everywhere is the
-//!   simplest of the best.
+//!   it back with the result, so that the others look elsewhere meanwhile.
+//!   Of the kinds and sizes measured, one loss everywhere is the simplest
+//!   of the best.
 //! - Proofs: a proof is set once (compare-and-swap) and derived only from
 //!   the children's proofs, which never change, so whichever thread sets
 //!   it, it is right, and its distance is that of a line of play that
@@ -68,22 +60,10 @@
 //!   time (selecting at the root with its own visits counted); the
 //!   threads' counters and flags sit on cache lines of their own. What
 //!   remains is the traffic on the lines of the nodes two plies and more
-//!   below the root, which every thread reads and writes. Before the
-//!   root's children were batched too, on the 2-core development machine (`ultimo bench`, medians of
-//!   5 runs in one quiet session) 2 threads ran 1.82x the iterations per
-//!   second of 1 with the net (1.01M/s against 553k/s; 1.81x with a tree
-//!   per thread) but 1.38x with playouts (1.90M/s against 1.38M/s; 1.91x
-//!   with a tree per thread): an iteration with a playout takes 0.7
-//!   microseconds, the same order as a cache line moving between the
-//!   cores, and per second of CPU the second thread did 93% of the work
-//!   of one with the net, 70% with playouts. Still, a tree per thread is
-//!   not kept for playouts: it splits the search (-67 Elo at an equal
-//!   count of iterations), which costs about what the shared tree's lower
-//!   speed does. Batching the root's children's visits as well made 2
-//!   threads faster with playouts in 7 runs of 8 (medians 1.36M/s against
-//!   1.24M/s), no different with the net (655k/s against 615k/s), in two
-//!   sessions too noisy for a ratio to 1 thread (`ultimo bench` with one
-//!   thread varied by 30% between runs on the shared machine).
+//!   below the root, which every thread reads and writes. It costs most
+//!   with playouts, whose iterations are as short as a cache line's trip
+//!   between cores; a tree per thread would avoid it but splits the
+//!   search, which costs about as much.
 //!
 //! With one thread the search is as it was, deterministic under a fixed
 //! seed and node limit (the `ultimo bench` checksum is unchanged): no
