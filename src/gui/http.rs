@@ -225,7 +225,12 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
     };
     let rest = head.split_off(end + 4);
     head.truncate(end);
-    let (method, target, headers) = parse_head(&head)?;
+    let Head {
+        method,
+        target,
+        headers,
+        content_length: length,
+    } = read_head(&head)?;
     let mut request = Request {
         method,
         target,
@@ -233,13 +238,6 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
         body: rest,
         stream: Arc::clone(stream),
     };
-    if request.header("transfer-encoding").is_some() {
-        return Err(Unread::Refused(411, "a body needs a Content-Length"));
-    }
-    let length = content_length(&request.headers)?;
-    if length > MAX_BODY {
-        return Err(Unread::Refused(413, "the command is too long"));
-    }
     if request.body.len() > length {
         return Err(Unread::Refused(400, "more data than the Content-Length"));
     }
@@ -264,20 +262,20 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
 /// refused when it is not a plain run of digits (no sign, no list) or when
 /// two of them differ (RFC 9112, section 6.3), and as too long when it
 /// does not fit in a number.
-fn content_length(headers: &[(String, String)]) -> Result<usize, Unread> {
+fn content_length(headers: &[(String, String)]) -> Result<usize, Refusal> {
     let mut length = None;
     for (_, value) in headers
         .iter()
         .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
     {
         if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(Unread::Refused(400, "a bad Content-Length"));
+            return Err(Refusal(400, "a bad Content-Length"));
         }
         let n = value
             .parse::<usize>()
-            .map_err(|_| Unread::Refused(413, "the command is too long"))?;
+            .map_err(|_| Refusal(413, "the command is too long"))?;
         if length.is_some_and(|l| l != n) {
-            return Err(Unread::Refused(400, "two different Content-Lengths"));
+            return Err(Refusal(400, "two different Content-Lengths"));
         }
         length = Some(n);
     }
@@ -294,11 +292,56 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-type Head = (String, String, Vec<(String, String)>);
+/// A request's head, read and checked by [`read_head`].
+#[derive(Debug)]
+pub struct Head {
+    /// The method, a token.
+    pub method: String,
+    /// The target, starting with `/`.
+    pub target: String,
+    /// The headers' names and values (values trimmed), in order; at most
+    /// [`MAX_HEADERS`].
+    pub headers: Vec<(String, String)>,
+    /// The body's length: 0 without a `Content-Length`, at most
+    /// [`MAX_BODY`].
+    pub content_length: usize,
+}
 
-/// The request line and headers of a head (without its final blank line).
-fn parse_head(head: &[u8]) -> Result<Head, Unread> {
-    let bad = |why| Unread::Refused(400, why);
+/// Why a request is refused: the reply's status and the reason it gives.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refusal(pub u16, pub &'static str);
+
+impl From<Refusal> for Unread {
+    fn from(Refusal(status, why): Refusal) -> Unread {
+        Unread::Refused(status, why)
+    }
+}
+
+/// Reads and checks a request's head (the request line and headers,
+/// without the blank line that ends them), strictly: a bad request line,
+/// header name or control character, more than [`MAX_HEADERS`] headers, a
+/// `Transfer-Encoding` (411), a bad or doubled `Content-Length` or one
+/// past [`MAX_BODY`] (413) is refused.
+pub fn read_head(head: &[u8]) -> Result<Head, Refusal> {
+    let mut head = parse_head(head)?;
+    if head
+        .headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"))
+    {
+        return Err(Refusal(411, "a body needs a Content-Length"));
+    }
+    head.content_length = content_length(&head.headers)?;
+    if head.content_length > MAX_BODY {
+        return Err(Refusal(413, "the command is too long"));
+    }
+    Ok(head)
+}
+
+/// The request line and headers of a head (without its final blank
+/// line); the body's length is left 0.
+fn parse_head(head: &[u8]) -> Result<Head, Refusal> {
+    let bad = |why| Refusal(400, why);
     let text = std::str::from_utf8(head).map_err(|_| bad("the request's head is not UTF-8"))?;
     let mut lines = text.split("\r\n");
     let first = lines.next().unwrap_or("");
@@ -312,7 +355,7 @@ fn parse_head(head: &[u8]) -> Result<Head, Unread> {
         return Err(bad("a bad request line"));
     };
     if !version.starts_with("HTTP/1.") {
-        return Err(Unread::Refused(505, "only HTTP/1.x is served"));
+        return Err(Refusal(505, "only HTTP/1.x is served"));
     }
     if method.is_empty() || !method.bytes().all(is_token) || !target.starts_with('/') {
         return Err(bad("a bad request line"));
@@ -330,14 +373,19 @@ fn parse_head(head: &[u8]) -> Result<Head, Unread> {
             return Err(bad("a control character in a header"));
         }
         if headers.len() == MAX_HEADERS {
-            return Err(Unread::Refused(431, "too many headers"));
+            return Err(Refusal(431, "too many headers"));
         }
         headers.push((
             name.to_string(),
             value.trim_matches([' ', '\t']).to_string(),
         ));
     }
-    Ok((method.to_string(), target.to_string(), headers))
+    Ok(Head {
+        method: method.to_string(),
+        target: target.to_string(),
+        headers,
+        content_length: 0,
+    })
 }
 
 /// Whether `b` may be part of a method or header name (RFC 9110 `tchar`).
@@ -481,20 +529,19 @@ mod tests {
     use super::*;
 
     fn refused(head: &str) -> Option<u16> {
-        match parse_head(head.as_bytes()) {
-            Ok(_) => None,
-            Err(Unread::Refused(status, _)) => Some(status),
-            Err(Unread::Gone) => Some(0),
-        }
+        read_head(head.as_bytes())
+            .err()
+            .map(|Refusal(status, _)| status)
     }
 
     #[test]
     fn heads_are_parsed_strictly() {
-        let (method, target, headers) =
-            match parse_head(b"GET /state?x=1 HTTP/1.1\r\nHost:  a:1 \r\nX-Y:\t\r\nE:") {
-                Ok(h) => h,
-                Err(_) => panic!("refused"),
-            };
+        let Head {
+            method,
+            target,
+            headers,
+            ..
+        } = read_head(b"GET /state?x=1 HTTP/1.1\r\nHost:  a:1 \r\nX-Y:\t\r\nE:").expect("taken");
         assert_eq!((method.as_str(), target.as_str()), ("GET", "/state?x=1"));
         assert_eq!(
             headers,
@@ -520,6 +567,15 @@ mod tests {
         assert_eq!(refused("GET /a\nb HTTP/1.1"), Some(400));
         assert_eq!(refused("GET /\tb HTTP/1.1"), Some(400));
         assert_eq!(refused("GET / HTTP/1.1\r\nX: a\tb"), None);
+        // The body's framing (issue 36, R3: the 411 path had no test).
+        assert_eq!(
+            refused("POST / HTTP/1.1\r\nTransfer-Encoding: chunked"),
+            Some(411)
+        );
+        let past = format!("POST / HTTP/1.1\r\nContent-Length: {}", MAX_BODY + 1);
+        assert_eq!(refused(&past), Some(413));
+        let head = read_head(b"POST /api HTTP/1.1\r\ncontent-length: 7").expect("a head");
+        assert_eq!(head.content_length, 7);
     }
 
     #[test]
@@ -529,11 +585,7 @@ mod tests {
                 .iter()
                 .map(|v| ("content-Length".to_string(), v.to_string()))
                 .collect();
-            match content_length(&headers) {
-                Ok(n) => Ok(n),
-                Err(Unread::Refused(status, why)) => Err((status, why)),
-                Err(Unread::Gone) => Err((0, "gone")),
-            }
+            content_length(&headers).map_err(|Refusal(status, why)| (status, why))
         };
         assert_eq!(length(&[]), Ok(0));
         assert_eq!(length(&["12"]), Ok(12));
