@@ -1251,10 +1251,11 @@ mod tests {
         );
         // Regression (hostile input round 2, P3): a name with escape
         // sequences retitled the terminal in the summary, and a 10 MB one
-        // was printed whole.
+        // was printed whole. (Since round 3 the PGN reader makes control
+        // characters in a tag spaces, as the writer does.)
         check(
             &b_text.replace("[White \"new\"]", "[White \"\x1b]0;pwned\x07\x1b[31mRED\"]"),
-            "r.pgn:1: White '\\u{1b}]0;pwned\\u{7}\\u{1b}[31mRED' is not an engine name",
+            "r.pgn:1: White ' ]0;pwned  [31mRED' is not an engine name",
         );
         check(
             &b_text.replace(

@@ -260,6 +260,12 @@ impl Scanner<'_> {
                         _ => value.push('\\'),
                     }
                 }
+                // PGN forbids control characters in a string; they read
+                // as the spaces that the writer makes of them.
+                Some(c) if c.is_control() => {
+                    self.bump();
+                    value.push(' ');
+                }
                 Some(c) => {
                     self.bump();
                     value.push(c);
@@ -435,7 +441,9 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
                     break;
                 }
                 let mut token = token;
-                if let Some((turn, rest)) = move_number(token) {
+                // `8.6` is two move numbers, as `8. 6` is (and as the
+                // writer's `6` reads back).
+                while let Some((turn, rest)) = move_number(token) {
                     if game.moves.is_empty() && numbered.is_none() {
                         numbered = Some(turn);
                     }

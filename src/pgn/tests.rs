@@ -584,3 +584,27 @@ fn byte_order_marks_and_carriage_returns() {
         "t.pgn:2: the line is not UTF-8 text"
     );
 }
+
+/// Found by fuzzing (fuzz/fuzz_targets/pgn.rs): a control character in a
+/// tag's string was read as it stood but written as a space, so that a
+/// file read and written back read as another game.
+#[test]
+fn control_characters_in_tags_read_as_written() {
+    let game = read_one("[Date \"2026\u{1}\u{1a}2.03\"]\n[Event \"a\tb\"]\n\n1. e5 *\n");
+    assert_eq!(game.tag("Date"), Some("2026  2.03"));
+    assert_eq!(game.tag("Event"), Some("a b"));
+    let again = read_one(&write_games(std::slice::from_ref(&game)));
+    assert_eq!(unlined(again), unlined(game));
+}
+
+/// Found by fuzzing: `8.6` read as move number 8 and a move `6`, which the
+/// writer wrote as `6` and which then read back as a move number. Digits
+/// after a move number's dots are another move number.
+#[test]
+fn digits_after_a_move_number_are_a_move_number() {
+    let game = read_one("1. e5 e4 2.3 d2 *\n");
+    let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(moves, ["e5", "e4", "d2"]);
+    let again = read_one(&write_games(std::slice::from_ref(&game)));
+    assert_eq!(unlined(again), unlined(game));
+}
