@@ -485,6 +485,21 @@ fn piped_commands_are_queued_not_lost() {
     assert_eq!(e.wait_exit(PATIENCE), Some(0));
 }
 
+/// Found by fuzzing (fuzz/fuzz_targets/protocol_ugi.rs): `go` with a clock
+/// for the side not to move only searched without end, so the `go` was
+/// never answered and a piped script never ended. Now the side to move has
+/// no time left and moves at once, as in Stockfish; `go solve` likewise.
+#[test]
+fn a_clock_for_the_other_side_only_moves_at_once() {
+    let mut e = Engine::start(&[]);
+    e.send("position startpos moves e5 e4 d2");
+    e.send("go wtime 6000 winc 10");
+    bestmove(&mut e, PATIENCE);
+    e.send("go solve wtime 60000");
+    bestmove(&mut e, PATIENCE);
+    assert_eq!(e.ask("isready"), "readyok");
+}
+
 /// The lines that wait for a search are bounded: past 1 MiB of them a
 /// line gets an error and is dropped, and the engine goes on.
 #[test]

@@ -90,6 +90,17 @@ pub struct Go<M = crate::rules::Move> {
 }
 
 impl<M> Go<M> {
+    /// The time left and the increment of `side` (0 x, 1 o): its own, or
+    /// no time at all when only the other side's clock was given (as
+    /// Stockfish does: a clock for one side only means a game on the
+    /// clock, and the side to move has none left, so it moves at once;
+    /// searching without end would leave the `go` unanswered). `None`
+    /// when no clock was given.
+    pub fn clock(&self, side: usize) -> Option<(Duration, Duration)> {
+        let time = self.time[side].or(self.time[1 - side].map(|_| Duration::ZERO))?;
+        Some((time, self.inc[side].unwrap_or_default()))
+    }
+
     /// Whether the search has no end of its own: `infinite`, `ponder`, or
     /// no time, node or depth limit (it runs until `stop`).
     pub fn is_open_ended(&self) -> bool {
@@ -391,6 +402,20 @@ mod tests {
 
     fn err(line: &str) -> String {
         parse(line, &Position::startpos()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_clock_for_one_side_only_leaves_the_other_none() {
+        let Command::Go(g) = ok("go wtime 1000 winc 10 binc 20") else {
+            panic!()
+        };
+        let ms = Duration::from_millis;
+        assert_eq!(g.clock(0), Some((ms(1000), ms(10))));
+        assert_eq!(g.clock(1), Some((Duration::ZERO, ms(20))));
+        let Command::Go(g) = ok("go nodes 5 binc 20") else {
+            panic!()
+        };
+        assert_eq!(g.clock(0), None);
     }
 
     #[test]

@@ -913,10 +913,9 @@ impl<G: Board + NetGame + std::hash::Hash> Server<G> {
 
 /// The search limits of `go` for `side`, the side to move (its clock).
 fn limits<M>(go: &Go<M>, side: Player) -> Limits {
-    let side = side.index();
-    let clock = go.time[side].map(|time| Clock {
+    let clock = go.clock(side.index()).map(|(time, inc)| Clock {
         time,
-        inc: go.inc[side].unwrap_or_default(),
+        inc,
         movestogo: go.movestogo,
     });
     Limits {
