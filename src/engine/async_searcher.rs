@@ -10,15 +10,14 @@
 //! there), [`AsyncSearcher::run`] hands them to the calling thread and
 //! returns the final report.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::Duration;
 
 use thiserror::Error;
 
-use super::{LoadedNet, Setup};
+use super::{Job, LoadedNet, Setup};
 use crate::game::Game;
 use crate::search::{Control, Evaluator, Limits, Report, SearchError, Searcher};
 
@@ -80,15 +79,10 @@ pub enum AsyncError {
     Search(#[from] SearchError),
 }
 
-/// A search on its thread.
-struct Running<G: Game> {
-    control: Arc<Control>,
-    /// Set by the search thread when the search has ended, just before the
-    /// final [`Event::Done`].
-    finished: Arc<AtomicBool>,
-    /// Gives the searcher back (`None` only if the thread found none).
-    handle: JoinHandle<Option<Searcher<G>>>,
-}
+/// A search on its thread: it gives the searcher back (`None` only if the
+/// thread found none), and says it has finished just before the final
+/// [`Event::Done`].
+type Running<G> = Job<Option<Searcher<G>>>;
 
 /// The searcher in `slot`, taken out.
 fn take<G: Game>(slot: &Mutex<Option<Searcher<G>>>) -> Option<Searcher<G>> {
@@ -135,11 +129,10 @@ impl<G: Game> AsyncSearcher<G> {
         })
     }
 
-    /// Whether a search holds the searcher and was not told to stop.
+    /// Whether a search holds the searcher, was not told to stop and has
+    /// not finished.
     pub fn is_searching(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|r| !r.control.is_stopped())
+        self.running.as_ref().is_some_and(|r| r.is_running())
     }
 
     /// Whether the running search is a ponder search that has not had its
@@ -147,13 +140,13 @@ impl<G: Game> AsyncSearcher<G> {
     pub fn is_pondering(&self) -> bool {
         self.running
             .as_ref()
-            .is_some_and(|r| r.control.is_pondering())
+            .is_some_and(|r| r.control().is_pondering())
     }
 
     /// Asks the running search, if any, to stop and report at once.
     pub fn stop(&self) {
         if let Some(r) = &self.running {
-            r.control.stop();
+            r.stop();
         }
     }
 
@@ -162,8 +155,8 @@ impl<G: Game> AsyncSearcher<G> {
     /// ponder search runs.
     pub fn ponderhit(&self) -> bool {
         match &self.running {
-            Some(r) if r.control.is_pondering() => {
-                r.control.ponderhit();
+            Some(r) if r.control().is_pondering() => {
+                r.control().ponderhit();
                 true
             }
             _ => false,
@@ -177,7 +170,7 @@ impl<G: Game> AsyncSearcher<G> {
         let Some(r) = self.running.take() else {
             return Ok(());
         };
-        match r.handle.join() {
+        match r.join() {
             Ok(Some(searcher)) => {
                 self.searcher = Some(searcher);
                 Ok(())
@@ -191,7 +184,7 @@ impl<G: Game> AsyncSearcher<G> {
     /// [`AsyncSearcher::wait`]); does nothing while one runs.
     pub fn reap(&mut self) -> Result<(), AsyncError> {
         match &self.running {
-            Some(r) if r.finished.load(Ordering::SeqCst) => self.wait(),
+            Some(r) if r.is_finished() => self.wait(),
             _ => Ok(()),
         }
     }
@@ -259,35 +252,27 @@ impl<G: Game> AsyncSearcher<G> {
         let searcher = self.searcher.take().ok_or(AsyncError::NoSearcher)?;
         let control = Arc::new(Control::new());
         control.reset(request.ponder);
-        let finished = Arc::new(AtomicBool::new(false));
-        let (c, f) = (Arc::clone(&control), Arc::clone(&finished));
         // The thread takes the searcher from here; if it cannot be started,
         // the searcher stays.
         let slot = Arc::new(Mutex::new(Some(searcher)));
         let lent = Arc::clone(&slot);
-        let spawned = thread::Builder::new()
-            .name("ultimo-search".into())
-            .spawn(move || {
-                let mut searcher = take(&lent)?;
-                let SearchRequest {
-                    root,
-                    limits,
-                    searchmoves,
-                    ..
-                } = request;
-                let mut on_info = |r: &Report<G::Move>| on_event(Event::Info(r));
-                let report = searcher.search(&root, &limits, &searchmoves, &c, &mut on_info);
-                f.store(true, Ordering::SeqCst);
-                on_event(Event::Done(&report));
-                Some(searcher)
-            });
+        let spawned = Job::spawn("ultimo-search", control, move |control, finish| {
+            let mut searcher = take(&lent)?;
+            let SearchRequest {
+                root,
+                limits,
+                searchmoves,
+                ..
+            } = request;
+            let mut on_info = |r: &Report<G::Move>| on_event(Event::Info(r));
+            let report = searcher.search(&root, &limits, &searchmoves, control, &mut on_info);
+            finish.done();
+            on_event(Event::Done(&report));
+            Some(searcher)
+        });
         match spawned {
-            Ok(handle) => {
-                self.running = Some(Running {
-                    control,
-                    finished,
-                    handle,
-                });
+            Ok(job) => {
+                self.running = Some(job);
                 Ok(())
             }
             Err(e) => {
@@ -385,6 +370,7 @@ mod tests {
     use crate::engine::NetGame;
     use crate::rules::Position;
     use crate::search::Options;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Instant;
 
     fn searcher() -> AsyncSearcher<Position> {
@@ -537,6 +523,22 @@ mod tests {
             )
             .unwrap();
         assert!(nodes > 0);
+    }
+
+    /// A search that panics (here in its report) ends as a job does: as
+    /// finished, with [`AsyncError::Panicked`] from `wait`.
+    #[test]
+    fn a_search_that_panics_is_an_error_not_a_hang() {
+        let mut s = searcher();
+        s.start(nodes(1000), |_| panic!("the report fails"))
+            .unwrap();
+        let start = Instant::now();
+        while s.is_searching() && start.elapsed() < Duration::from_secs(60) {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!s.is_searching());
+        assert!(matches!(s.wait(), Err(AsyncError::Panicked)));
+        assert!(matches!(s.idle(), Err(AsyncError::NoSearcher)));
     }
 
     #[test]

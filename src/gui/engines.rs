@@ -15,16 +15,16 @@
 //! ([`crate::arena::engine::EngineProcess`]), their `info` lines read while they
 //! think.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
 use crate::arena::game::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
-use crate::engine::{AsyncSearcher, Eval, SearchRequest, Setup, Strength, level_rng};
+use crate::engine::{AsyncSearcher, Eval, Job, SearchRequest, Setup, Strength, level_rng};
 use crate::game::{GameKind, Player, Verdict};
 use crate::pgn::MoveNote;
 use crate::protocol::GAME_OPTION;
@@ -142,24 +142,39 @@ const LONGEST_CHUNK: Duration = Duration::from_millis(400);
 /// (unless every line has come in).
 const INFO_INTERVAL: Duration = Duration::from_millis(150);
 
-/// A worker thread and its engine.
+/// A worker and its engine, running as a [`Job`]: assignments come to it
+/// one at a time, and the latest wanted is the one it works on.
 pub struct Worker {
     tx: Sender<Assignment>,
     wanted: Arc<AtomicU64>,
+    job: Job<()>,
 }
 
 impl Worker {
-    /// Starts a worker for the engine `choice`, named `name`.
-    pub fn spawn(choice: EngineChoice, name: String, sink: Sink) -> Worker {
+    /// Starts a worker for the engine `choice`, named `name`; the error
+    /// when its thread cannot be started. A worker that fails (its engine,
+    /// or the worker itself: a panic) sends [`Update::Failed`] for the job
+    /// it was on, and ends.
+    pub fn spawn(choice: EngineChoice, name: String, sink: Sink) -> std::io::Result<Worker> {
         let (tx, rx) = mpsc::channel();
         let wanted = Arc::new(AtomicU64::new(0));
         let w = Arc::clone(&wanted);
-        thread::spawn(move || work(choice, name, rx, w, sink));
-        Worker { tx, wanted }
+        let job = Job::spawn("gui-engine", Arc::new(Control::new()), move |_, _| {
+            let (on, report) = (Arc::clone(&w), Arc::clone(&sink));
+            let worked = panic::catch_unwind(AssertUnwindSafe(|| work(choice, name, rx, w, sink)));
+            if worked.is_err() {
+                let why = "internal error: the engine's worker failed";
+                report(on.load(Ordering::SeqCst), Update::Failed(why.into()));
+            }
+        })?;
+        Ok(Worker { tx, wanted, job })
     }
 
     /// Starts `job`, cancelling any other; false when the worker has ended.
     pub fn run(&self, job: Assignment) -> bool {
+        if self.job.is_finished() {
+            return false;
+        }
         self.wanted.store(job.id, Ordering::SeqCst);
         self.tx.send(job).is_ok()
     }

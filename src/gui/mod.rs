@@ -466,9 +466,13 @@ fn drive(shared: Arc<Shared>) {
             };
             if !started {
                 let name = s.engines()[want.engine].clone();
-                let worker = spawn_worker(&shared, i, want.engine, name);
-                worker.run(job);
-                seat.worker = Some((worker, want.engine));
+                match spawn_worker(&shared, i, want.engine, name) {
+                    Ok(worker) => {
+                        worker.run(job);
+                        seat.worker = Some((worker, want.engine));
+                    }
+                    Err(e) => s.engine_failed(i, &format!("cannot start its thread: {e}")),
+                }
             }
         }
         if s.version() != seen {
@@ -480,7 +484,12 @@ fn drive(shared: Arc<Shared>) {
 }
 
 /// Starts a worker for `engine` in `seat` (the caller holds the session).
-fn spawn_worker(shared: &Arc<Shared>, seat: usize, engine: usize, name: String) -> Worker {
+fn spawn_worker(
+    shared: &Arc<Shared>,
+    seat: usize,
+    engine: usize,
+    name: String,
+) -> std::io::Result<Worker> {
     let choice = shared.choices[engine.min(shared.choices.len() - 1)].clone();
     let weak = Arc::downgrade(shared);
     let sink: engines::Sink = Arc::new(move |id, update| {

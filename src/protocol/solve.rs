@@ -6,12 +6,11 @@
 
 use std::hash::Hash;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::command::Go;
 use super::{InfoFormat, Output, bestmove};
+use crate::engine::Job;
 use crate::game::{Game, Player, Verdict};
 use crate::search::{Control, Line, Proven, Report};
 use crate::solve::{self, Solution, SolveError, Solver};
@@ -48,8 +47,7 @@ pub(super) fn limits<M>(
     if !go.searchmoves.is_empty() {
         return Err(GoSolveError::Parameter("searchmoves"));
     }
-    let i = side.index();
-    let clock = go.time[i].map(|t| t / 20 + go.inc[i].unwrap_or_default() / 2);
+    let clock = go.clock(side.index()).map(|(t, inc)| t / 20 + inc / 2);
     let time = match (go.movetime, clock) {
         _ if go.infinite => None,
         (Some(t), _) => Some(t),
@@ -71,25 +69,20 @@ pub(super) struct SolveThread {
     running: Option<Running>,
 }
 
-/// A solve in progress.
-struct Running {
-    control: Arc<Control>,
-    finished: Arc<AtomicBool>,
-    handle: JoinHandle<Solver>,
-}
+/// A solve in progress: it gives the solver back, and says it has
+/// finished just before its closing lines.
+type Running = Job<Solver>;
 
 impl SolveThread {
     /// Whether a solve runs that was not told to stop.
     pub fn is_running(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|r| !r.control.is_stopped() && !r.finished.load(Ordering::SeqCst))
+        self.running.as_ref().is_some_and(|r| r.is_running())
     }
 
     /// Tells a running solve to stop; it still writes its `bestmove`.
     pub fn stop(&self) {
         if let Some(r) = &self.running {
-            r.control.stop();
+            r.stop();
         }
     }
 
@@ -99,7 +92,7 @@ impl SolveThread {
         let Some(r) = self.running.take() else {
             return true;
         };
-        match r.handle.join() {
+        match r.join() {
             Ok(solver) => {
                 self.solver = Some(solver);
                 true
@@ -142,40 +135,31 @@ impl SolveThread {
         };
         // The table's set-up counts against the time.
         limits.time = limits.time.map(|t| t.saturating_sub(since.elapsed()));
-        let control = Arc::new(Control::new());
-        let finished = Arc::new(AtomicBool::new(false));
-        let (c, f) = (Arc::clone(&control), Arc::clone(&finished));
-        let handle = std::thread::Builder::new()
-            .name("solve".into())
-            .spawn(move || {
-                let mut last = Instant::now();
-                let solution = solver.solve(&pos, &limits, &c, &mut |p| {
-                    if last.elapsed() >= Duration::from_secs(1) {
-                        last = Instant::now();
-                        let nps = (p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9)) as u64;
-                        out.line(&format!(
-                            "info nodes {} nps {nps} hashfull {} time {}",
-                            p.nodes,
-                            p.hashfull,
-                            p.elapsed.as_millis()
-                        ));
-                    }
-                });
-                // Finished before the `bestmove` is written, so that a `go`
-                // sent on reading it is not refused as busy; the next search
-                // joins this thread first, so the lines keep their order.
-                f.store(true, Ordering::SeqCst);
-                for line in lines(&pos, &solution, format) {
-                    out.line(&line);
+        let job = Job::spawn("solve", Arc::new(Control::new()), move |control, finish| {
+            let mut last = Instant::now();
+            let solution = solver.solve(&pos, &limits, control, &mut |p| {
+                if last.elapsed() >= Duration::from_secs(1) {
+                    last = Instant::now();
+                    let nps = (p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9)) as u64;
+                    out.line(&format!(
+                        "info nodes {} nps {nps} hashfull {} time {}",
+                        p.nodes,
+                        p.hashfull,
+                        p.elapsed.as_millis()
+                    ));
                 }
-                solver
-            })
-            .map_err(GoSolveError::Thread)?;
-        self.running = Some(Running {
-            control,
-            finished,
-            handle,
-        });
+            });
+            // Finished before the `bestmove` is written, so that a `go`
+            // sent on reading it is not refused as busy; the next search
+            // joins this thread first, so the lines keep their order.
+            finish.done();
+            for line in lines(&pos, &solution, format) {
+                out.line(&line);
+            }
+            solver
+        })
+        .map_err(GoSolveError::Thread)?;
+        self.running = Some(job);
         Ok(())
     }
 }
