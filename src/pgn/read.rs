@@ -450,7 +450,9 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
                     token = rest;
                 }
                 let text = token.trim_end_matches(['!', '?']);
-                if !text.is_empty() {
+                // Digits alone are a move number (`6!!` too), never a move:
+                // the writer would write them as one.
+                if !text.is_empty() && !text.bytes().all(|b| b.is_ascii_digit()) {
                     let nags = suffix_nag(&token[text.len()..]).into_iter().collect();
                     game.moves.push(PgnMove {
                         text: text.to_string(),

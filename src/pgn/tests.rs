@@ -608,3 +608,12 @@ fn digits_after_a_move_number_are_a_move_number() {
     let again = read_one(&write_games(std::slice::from_ref(&game)));
     assert_eq!(unlined(again), unlined(game));
 }
+
+/// Found by fuzzing: `6!!` read as a move `6` (with a suffix that is no
+/// NAG), written as `6`, and read back as a move number.
+#[test]
+fn digits_with_a_suffix_are_no_move() {
+    let game = read_one("1. e5 e4 6!! d2 *\n");
+    let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(moves, ["e5", "e4", "d2"]);
+}
