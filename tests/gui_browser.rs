@@ -1443,3 +1443,74 @@ fn a_shared_link_opens_on_the_analysis_board() {
     assert_eq!(s.text("#mode option:checked"), "Analysis");
     assert_eq!(s.console_errors(), Vec::<String>::new());
 }
+
+/// Issue 36, R5: a click on a legal cell of a page just opened through a
+/// link always plays (2 or 3 of every 10 were lost), in Analysis and in
+/// Human vs human mode.
+#[test]
+fn clicks_on_a_fresh_page_always_play() {
+    let Some(chromedriver) = chromedriver_or_skip() else {
+        return;
+    };
+    let gui = GuiProcess::start(&[]);
+    let driver = start_driver(&chromedriver);
+    let s = new_session(&driver);
+    let mut lost = Vec::new();
+    for round in 0..20 {
+        let cell = ["e5", "a1", "d4"][round % 3];
+        s.call(
+            "POST",
+            "/url",
+            json!({ "url": format!("{}?moves=", gui.url()) }),
+        );
+        // Applied: the link's query is gone from the address.
+        s.wait(30, "the shared position", "return location.search === '' && document.querySelectorAll('#moves .mv').length === 0;");
+        if round % 2 == 1 {
+            // Human vs human, analysis off.
+            s.js("const m = document.querySelector('#mode'); m.value = 'hvh'; m.dispatchEvent(new Event('change'));");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        s.click(&format!(".hit[data-cell='{cell}']"));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let state = gui_common::state(&gui.addr);
+            if state["moves"] == json!([cell]) {
+                break;
+            }
+            if Instant::now() > deadline {
+                lost.push(format!(
+                    "{round} {cell}: {} ({})",
+                    state["moves"],
+                    s.text("#status")
+                ));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    assert_eq!(lost, Vec::<String>::new(), "clicks lost");
+    // Issue 36, R5: while the analysis runs and nothing moves, the board
+    // is not drawn again (its SVG changed 1,235 times in 2 s).
+    s.call(
+        "POST",
+        "/url",
+        json!({ "url": format!("{}?moves=e5", gui.url()) }),
+    );
+    s.wait(
+        30,
+        "the analysis",
+        "return location.search === '' && document.querySelectorAll('#lines tr').length > 0;",
+    );
+    s.js("window.boardChanges = 0; new MutationObserver((l) => { window.boardChanges += l.length; }).observe(document.querySelector('#board'), { subtree: true, childList: true, attributes: true });");
+    let lines = s.js("return document.querySelector('#lines').textContent;");
+    std::thread::sleep(Duration::from_secs(2));
+    let changes = s
+        .js("return window.boardChanges;")
+        .as_u64()
+        .expect("a count");
+    let later = s.js("return document.querySelector('#lines').textContent;");
+    eprintln!("board changes in 2 s of analysis: {changes}");
+    assert_ne!(lines, later, "the analysis went on");
+    assert!(changes <= 60, "the board changed {changes} times in 2 s");
+    assert_eq!(s.console_errors(), Vec::<String>::new());
+}

@@ -76,6 +76,7 @@ function ensureBoard(game) {
   const key = game + (flipped ? ":flipped" : "");
   if (builtFor === key) return;
   builtFor = key;
+  boardKey = null;
   selected = null;
   board.replaceChildren();
   for (const k in layers) delete layers[k];
@@ -184,8 +185,23 @@ function drawArrow(s) {
   el("polygon", { points: `${tip[0]},${tip[1]} ${base[0] - uy * 2.5},${base[1] + ux * 2.5} ${base[0] + uy * 2.5},${base[1] - ux * 2.5}` }, g);
 }
 
+// What the board shows, as one text: the board is drawn again only when
+// it changes (an update of the analysis lines alone, a dozen a second,
+// leaves it as it is).
+let boardKey = null;
+function boardText(s) {
+  const live = currentLive(s);
+  const best = s.analysis && live && live.lines.length && !s.outcome ? live.lines[0].mv : null;
+  const heat = $("heat").checked && live ? live.heat : null;
+  return JSON.stringify([builtFor, s.fen, s.legal, s.outcome, s.last, s.boards, s.cells, s.pieces, s.central,
+    selected, best, heat]);
+}
+
 function drawBoard(s) {
   ensureBoard(s.game);
+  const key = boardText(s);
+  if (key === boardKey) return;
+  boardKey = key;
   if (s.game === "super15") return drawSuper15(s);
   layers.marks.replaceChildren();
   layers.big.replaceChildren();
@@ -936,11 +952,21 @@ function wire() {
   });
 }
 
+// The event stream. A page left (a reload, a link followed) closes its
+// stream at once: the browser may keep a left page alive (its
+// back-forward cache), and each stream it keeps open holds one of the few
+// connections a browser opens to one server (six), so that after a few
+// pages the next page's commands waited for a free one, and a click on
+// the board seemed lost (issue 36, R5). A page shown again from that cache
+// opens a new stream.
+let events = null;
 function connect() {
-  const es = new EventSource("/events");
-  es.addEventListener("state", (e) => render(JSON.parse(e.data)));
-  es.onerror = () => say("connection lost; retrying…", true);
+  events = new EventSource("/events");
+  events.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  events.onerror = () => say("connection lost; retrying…", true);
 }
+window.addEventListener("pagehide", () => { if (events) events.close(); events = null; });
+window.addEventListener("pageshow", (e) => { if (e.persisted && !events) connect(); });
 
 wire();
 connect();
