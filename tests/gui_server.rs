@@ -4,7 +4,7 @@
 
 mod gui_common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -883,4 +883,40 @@ fn signals_end_the_engines_with_the_gui() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Connections draining after their reply can be closed to make room
+/// (issue 36, R3): a client that reads its reply and holds the connection
+/// open held a slot for 5 s, so that 64 of them turned the page away with
+/// 503.
+#[test]
+fn draining_connections_make_room() {
+    let gui = GuiProcess::start(&[]);
+    let a = gui.addr.clone();
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let mut s = TcpStream::connect(&a).unwrap();
+        s.write_all(format!("GET /style.css HTTP/1.1\r\nHost: {a}\r\n\r\n").as_bytes())
+            .unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        // The reply, to the end the server's shutdown marks; the
+        // connection itself stays open on this side.
+        let mut reply = Vec::new();
+        s.read_to_end(&mut reply).unwrap();
+        assert!(
+            reply.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&reply)
+        );
+        held.push(s);
+    }
+    let start = Instant::now();
+    let r = get(&a, "/state");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(held.len(), 64);
 }

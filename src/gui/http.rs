@@ -6,11 +6,12 @@
 //!   bytes and [`MAX_HEADERS`] headers (past either: 431), and must arrive
 //!   within [`HEAD_TIMEOUT`] (else the connection is closed);
 //! - a body is at most [`MAX_BODY`] bytes, with a `Content-Length` (past
-//!   it: 413; chunked bodies: 411);
+//!   it: 413; chunked bodies: 411), and must arrive within 30 s of the head;
 //! - at most [`MAX_CONNECTIONS`] connections are open at once, each on a
 //!   thread of its own. A new one past that closes the oldest connection
-//!   that has not sent its head yet (idle ones cannot crowd out the page),
-//!   or, if every one is busy, is answered 503;
+//!   that has not sent its head yet or is draining after its reply (idle
+//!   ones cannot crowd out the page), or, if every one is busy, is
+//!   answered 503;
 //! - an error in accepting a connection (no descriptors left, say) is
 //!   reported on standard error and the server goes on after closing an
 //!   idle connection or a short pause: it never ends.
@@ -49,7 +50,15 @@ pub struct Request {
     target: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
+    conn: Conn,
+}
+
+/// A connection: its stream, and its number among the server's slots.
+#[derive(Clone)]
+struct Conn {
+    id: u64,
     stream: Arc<TcpStream>,
+    slots: Arc<Mutex<Slots>>,
 }
 
 impl Request {
@@ -78,14 +87,14 @@ impl Request {
 
     /// Sends `response` and closes the connection.
     pub fn respond(self, response: Response) {
-        finish(&self.stream, &response);
+        finish(&self.conn, &response);
     }
 
     /// The connection, for a reply written as it goes (the event stream):
     /// writes wait at most [`WRITE_TIMEOUT`].
     pub fn into_stream(self) -> Arc<TcpStream> {
-        let _ = self.stream.set_write_timeout(Some(WRITE_TIMEOUT));
-        self.stream
+        let _ = self.conn.stream.set_write_timeout(Some(WRITE_TIMEOUT));
+        self.conn.stream
     }
 }
 
@@ -159,8 +168,10 @@ fn refusal(status: u16, why: &str) -> Response {
 
 /// Writes `response`, ends the writing side and drains what the client
 /// still sends (see [`DRAIN_TIME`]); the connection closes when the last
-/// handle to it is dropped.
-fn finish(stream: &TcpStream, response: &Response) {
+/// handle to it is dropped. While it drains, it may be closed to make room
+/// for a new one, as an idle one may.
+fn finish(conn: &Conn, response: &Response) {
+    let stream = &*conn.stream;
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let mut w = stream;
     if w.write_all(&response.bytes())
@@ -170,6 +181,16 @@ fn finish(stream: &TcpStream, response: &Response) {
         return;
     }
     let _ = stream.shutdown(Shutdown::Write);
+    lock(&conn.slots)
+        .evictable
+        .push_back((conn.id, Arc::clone(&conn.stream)));
+    drain(stream);
+    lock(&conn.slots).evictable.retain(|(i, _)| *i != conn.id);
+}
+
+/// Reads and drops what the client still sends, for at most
+/// [`DRAIN_TIME`] and [`DRAIN_BYTES`].
+fn drain(stream: &TcpStream) {
     let deadline = Instant::now() + DRAIN_TIME;
     let mut r = stream;
     let mut buffer = [0u8; 8192];
@@ -194,9 +215,11 @@ enum Unread {
     Refused(u16, &'static str),
 }
 
-/// Reads one request from `stream` (the head within [`HEAD_TIMEOUT`] from
-/// `start`, then the body).
-fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unread> {
+/// Reads one request from `conn` (the head within [`HEAD_TIMEOUT`] from
+/// `start`, then the body within `body_timeout` from the end of the
+/// head).
+fn read_request(conn: &Conn, start: Instant, body_timeout: Duration) -> Result<Request, Unread> {
+    let stream = &conn.stream;
     let mut r = &**stream;
     let mut head = Vec::with_capacity(1024);
     let mut chunk = [0u8; 4096];
@@ -236,12 +259,12 @@ fn read_request(stream: &Arc<TcpStream>, start: Instant) -> Result<Request, Unre
         target,
         headers,
         body: rest,
-        stream: Arc::clone(stream),
+        conn: conn.clone(),
     };
     if request.body.len() > length {
         return Err(Unread::Refused(400, "more data than the Content-Length"));
     }
-    let deadline = Instant::now() + BODY_TIMEOUT;
+    let deadline = Instant::now() + body_timeout;
     while request.body.len() < length {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
@@ -398,8 +421,10 @@ fn is_token(b: u8) -> bool {
 struct Slots {
     open: usize,
     next_id: u64,
-    /// The connections that have not sent their head yet, oldest first.
-    waiting: VecDeque<(u64, Arc<TcpStream>)>,
+    /// The connections that may be closed to make room, oldest first:
+    /// those that have not sent their head yet, and those draining after
+    /// their reply.
+    evictable: VecDeque<(u64, Arc<TcpStream>)>,
 }
 
 /// A listening server.
@@ -475,7 +500,7 @@ impl Server {
             slots.open += 1;
             slots.next_id += 1;
             let id = slots.next_id;
-            slots.waiting.push_back((id, Arc::clone(&stream)));
+            slots.evictable.push_back((id, Arc::clone(&stream)));
             id
         };
         let slots = Arc::clone(&self.slots);
@@ -484,11 +509,16 @@ impl Server {
             .name("gui-connection".into())
             .spawn(move || {
                 let _slot = Slot { slots: &slots };
-                let read = read_request(&stream, start);
-                lock(&slots).waiting.retain(|(i, _)| *i != id);
+                let conn = Conn {
+                    id,
+                    stream,
+                    slots: Arc::clone(&slots),
+                };
+                let read = read_request(&conn, start, BODY_TIMEOUT);
+                lock(&slots).evictable.retain(|(i, _)| *i != id);
                 match read {
                     Ok(request) => handle(request),
-                    Err(Unread::Refused(status, why)) => finish(&stream, &refusal(status, why)),
+                    Err(Unread::Refused(status, why)) => finish(&conn, &refusal(status, why)),
                     Err(Unread::Gone) => {}
                 }
             });
@@ -496,14 +526,15 @@ impl Server {
             eprintln!("ultimo gui: cannot start a thread for a connection ({e})");
             let mut slots = lock(&self.slots);
             slots.open -= 1;
-            slots.waiting.retain(|(i, _)| *i != id);
+            slots.evictable.retain(|(i, _)| *i != id);
         }
     }
 }
 
-/// Closes the oldest connection still waiting for its head, if any.
+/// Closes the oldest connection still waiting for its head or draining
+/// after its reply, if any.
 fn evict_oldest(slots: &mut Slots) -> bool {
-    match slots.waiting.pop_front() {
+    match slots.evictable.pop_front() {
         Some((_, stream)) => {
             let _ = stream.shutdown(Shutdown::Both);
             true
@@ -576,6 +607,41 @@ mod tests {
         assert_eq!(refused(&past), Some(413));
         let head = read_head(b"POST /api HTTP/1.1\r\ncontent-length: 7").expect("a head");
         assert_eq!(head.content_length, 7);
+    }
+
+    /// A connection that stops sending in the middle of its body is let
+    /// go once the body's time is up (issue 36, R3: this had no test).
+    #[test]
+    fn a_body_that_stops_coming_is_let_go() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        client
+            .write_all(b"POST /api HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc")
+            .unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let conn = Conn {
+            id: 1,
+            stream: Arc::new(server),
+            slots: Arc::default(),
+        };
+        let start = Instant::now();
+        let read = read_request(&conn, start, Duration::from_millis(300));
+        assert!(matches!(read, Err(Unread::Gone)));
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        // The whole body in time is read.
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        client
+            .write_all(b"POST /api HTTP/1.1\r\nContent-Length: 10\r\n\r\nabcdefghij")
+            .unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let conn = Conn {
+            id: 2,
+            stream: Arc::new(server),
+            slots: Arc::default(),
+        };
+        let read = read_request(&conn, Instant::now(), Duration::from_secs(30));
+        assert!(matches!(read, Ok(r) if r.body() == b"abcdefghij"));
     }
 
     #[test]
