@@ -38,16 +38,20 @@
 //!   as tables, summaries and JSON.
 //! - [`protocol`]: the engine's UCI/UGI-style loop on stdin/stdout, and the
 //!   bot-arena dialects (CodinGame, riddles.io).
-//! - [`arena`]: engine processes, refereed games, the match runner, its
-//!   statistics and game records; it needs only the games' rules and
+//! - [`client`]: talking to an engine process: starting it, its dialect,
+//!   time controls and clocks, the referee's verdict on its moves, and the
+//!   signals that end the engines with the program.
+//! - [`arena`]: refereed games, the match runner, its statistics and game
+//!   records, over [`client`]; it needs only the games' rules and
 //!   notation.
 //! - [`gui`]: `ultimo gui`, a board in the browser that plays and analyses
-//!   with Ultimo and any UGI/UCI engine.
+//!   with Ultimo and any UGI/UCI engine (through [`client`]).
 //! - [`cli`]: the `ultimo` command line, thin front ends over the above.
 #![deny(missing_docs)]
 
 pub mod arena;
 pub mod cli;
+pub mod client;
 pub mod display;
 pub mod engine;
 pub mod game;

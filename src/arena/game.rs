@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::arena::clock::{GameClock, TimeControl};
-use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
-use crate::arena::openings::{ArenaGame, Opening, TextProblem};
-use crate::arena::record::{GameRecord, Termination, sanitize};
+use crate::arena::openings::{ArenaGame, Opening};
+use crate::arena::record::{GameRecord, Termination};
+use crate::client::clock::{GameClock, TimeControl};
+use crate::client::engine::{EngineError, EngineProcess, EngineSpec};
+use crate::client::referee::{referee, sanitize};
 use crate::game::{GameKind, Outcome};
 use crate::pgn::MoveNote;
 use crate::rules::Position;
@@ -41,42 +42,6 @@ pub struct GameSetup<G: ArenaGame = Position> {
     pub x_engine: usize,
     /// Each engine's time control (index into the specs).
     pub controls: [TimeControl; 2],
-}
-
-/// Why an engine's answer to `go` loses the game.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RefereeError {
-    /// A line that is not `bestmove MOVE`.
-    #[error("sent '{0}' instead of a move")]
-    NoMove(String),
-    /// A `bestmove` that is not a cell.
-    #[error("sent '{0}', which is not a move")]
-    NotAMove(String),
-    /// A move the rules forbid.
-    #[error("played {mv}, which is illegal: {problem}")]
-    Illegal {
-        /// The move, as the game writes it.
-        mv: String,
-        /// Why it is illegal.
-        problem: TextProblem,
-    },
-}
-
-/// The referee's verdict on an engine's `bestmove` line: the move (played
-/// on `pos`), or why it loses the game (`pos` unchanged). The engine's text
-/// in the error is shortened and made safe for the record.
-pub fn referee<G: ArenaGame>(pos: &mut G, line: &str) -> Result<G::Move, RefereeError> {
-    let mut words = line.split_whitespace();
-    let text = match (words.next(), words.next()) {
-        (Some("bestmove"), Some(text)) => text,
-        _ => return Err(RefereeError::NoMove(sanitize(line, 40))),
-    };
-    let mv = G::parse_move(text).map_err(|_| RefereeError::NotAMove(sanitize(text, 20)))?;
-    pos.try_play(mv).map_err(|problem| RefereeError::Illegal {
-        mv: mv.to_string(),
-        problem: problem.into(),
-    })?;
-    Ok(mv)
 }
 
 /// Why a finished game ended, in words.
@@ -291,6 +256,7 @@ fn play_moves<G: ArenaGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::referee::RefereeError;
     use crate::rules::PlayError;
 
     #[test]

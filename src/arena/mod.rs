@@ -8,7 +8,8 @@
 //! settings as given, checked into a plan before anything starts) or replay
 //! records ([`ReplayConfig`]). The command line (`ultimo match`) makes one
 //! from its arguments. Errors are [`ArenaError`], which wraps each module's
-//! own error type. One file per job:
+//! own error type. The engines are talked to through [`crate::client`]
+//! (processes, dialects, clocks, the referee, signals). One file per job:
 //!
 //! - [`config`]: the settings of a match as given.
 //! - `plan`: the settings checked, the pairings, shards and openings, and
@@ -20,14 +21,11 @@
 //! - `progress`: the progress lines on standard error.
 //! - `record_file`: the `--pgnout` file the games are appended to.
 //! - `replay`: `--replay` and `--merge`: the summary of recorded games.
-//! - [`engine`]: starting engines and talking to them.
 //! - [`game`]: one game, refereed.
-//! - [`clock`]: time controls and the referee's clocks.
 //! - [`openings`]: openings from a file or random moves.
 //! - [`record`]: the games in PGN, written and read back.
 //! - [`tally`]: the running score and the summary.
 //! - [`stats`]: Elo, LOS, SPRT and maximum-likelihood ratings.
-//! - [`signal`]: Ctrl-C, SIGTERM and SIGHUP.
 //!
 //! The engines meet in pairings: one with two engines; with more, the first
 //! against each other one (`gauntlet`) or every engine against every other
@@ -50,9 +48,7 @@
 //! with it) wherever the runner stops it: a fault, the end of the match,
 //! Ctrl-C twice, SIGTERM or SIGHUP, or an error.
 
-pub mod clock;
 pub mod config;
-pub mod engine;
 pub mod game;
 pub mod openings;
 mod plan;
@@ -62,15 +58,14 @@ mod record_file;
 mod referee;
 mod replay;
 mod runner;
-pub mod signal;
 pub mod stats;
 pub mod tally;
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use clock::ClockError;
-use engine::{EngineError, EngineSpecError};
+use crate::client::clock::ClockError;
+use crate::client::engine::{EngineError, EngineSpecError};
 use openings::{OpeningError, OpeningsFileError};
 use record::RecordError;
 use tally::{SprtError, TallyError};

@@ -5,13 +5,13 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::clock::{self, ClockError, TimeControl};
-use super::engine::{self, EngineSpec};
 use super::game::{GameSettings, GameSetup};
 use super::openings::{self, ArenaGame, OpeningBook, OpeningError};
-use super::record::{self, MatchId};
+use super::record::MatchId;
 use super::tally::{Sprt, Standings};
 use super::{ArenaError, MAX_CONCURRENCY, MatchConfig, Tournament, read};
+use crate::client::clock::{self, ClockError, TimeControl};
+use crate::client::engine::{self, EngineSpec};
 use crate::game::GameKind;
 use crate::shard::Shard;
 
@@ -264,7 +264,12 @@ impl<G: ArenaGame> Plan<G> {
         self.specs
             .iter()
             .zip(&self.controls)
-            .map(|(spec, control)| (spec.name.clone(), record::time_control_tag(control)))
+            .map(|(spec, control)| {
+                (
+                    spec.name.clone(),
+                    crate::client::clock::time_control_tag(control),
+                )
+            })
             .collect()
     }
 }

@@ -35,7 +35,7 @@
 //!   loser committed: `illegal move` (an illegal or unreadable move), `time
 //!   forfeit` (too slow, or silent), `abandoned` (exited, or could not be
 //!   started). The reason in words closes the comment of the last move.
-//! - `TimeControl` is the players' limit (see [`time_control_tag`]); when
+//! - `TimeControl` is the players' limit (see [`time_control_tag`](crate::client::clock::time_control_tag)); when
 //!   their limits differ (an engine's own `tc=`, `nodes=` or `movetime=`),
 //!   `WhiteTimeControl` and `BlackTimeControl` instead, as cutechess
 //!   writes them. The reader needs none of them.
@@ -59,8 +59,8 @@
 use fxhash::FxHashMap;
 use std::fmt;
 
-use crate::arena::clock::TimeControl;
 use crate::arena::openings::{ArenaGame, Opening, TextProblem};
+use crate::client::engine::MAX_NAME_CHARS;
 use crate::game::{Outcome, Player, Verdict};
 use crate::pgn::{self, Annotation, MoveNote, PgnError, PgnGame, PgnNotation, PgnResult, Replayed};
 use crate::quote::shorten;
@@ -372,7 +372,7 @@ pub struct MatchTags {
     pub site: String,
     /// `Date`, `YYYY.MM.DD` or `????.??.??`.
     pub date: String,
-    /// The time controls of White and Black (see [`time_control_tag`]):
+    /// The time controls of White and Black (see [`time_control_tag`](crate::client::clock::time_control_tag)):
     /// one `TimeControl` when they are equal, else `WhiteTimeControl` and
     /// `BlackTimeControl`.
     pub time_controls: [String; 2],
@@ -477,19 +477,6 @@ impl MatchId {
             return Some(("Shard", show_n(self), show_n(other)));
         }
         None
-    }
-}
-
-/// The PGN `TimeControl` of a match: `BASE+INC` in seconds for a clock
-/// (PGN's own syntax), `movetime=100ms` and `nodes=200` (readable values of
-/// our own for the limits PGN has no syntax for).
-pub fn time_control_tag(control: &TimeControl) -> String {
-    match control {
-        TimeControl::Movetime(t) => format!("movetime={}ms", t.as_millis()),
-        TimeControl::Nodes(n) => format!("nodes={n}"),
-        TimeControl::Clock { base, increment } => {
-            format!("{}+{}", base.as_secs_f64(), increment.as_secs_f64())
-        }
     }
 }
 
@@ -692,19 +679,6 @@ impl<G: ArenaGame + PgnNotation> GameRecord<G> {
             .map_err(|problem| at(RecordLineError::Invalid { game, problem }))?;
         Ok(record)
     }
-}
-
-/// The longest engine name a record may give (names are printed in the
-/// summaries, in full).
-pub const MAX_NAME_CHARS: usize = 100;
-
-/// Makes engine text safe for a record: no control characters, at most
-/// `max` characters.
-pub fn sanitize(text: &str, max: usize) -> String {
-    text.chars()
-        .take(max)
-        .map(|c| if c == ';' || c.is_control() { '?' } else { c })
-        .collect()
 }
 
 /// A record file (or the shards of a match) read back: the engines and
@@ -986,7 +960,6 @@ mod tests {
     use crate::pgn::Score;
     use crate::rules::Move;
     use crate::super15;
-    use std::time::Duration;
 
     type Record = super::Record<Position>;
 
@@ -1079,21 +1052,6 @@ mod tests {
         }
         assert_eq!(Termination::Crash.pgn_tag(), "abandoned");
         assert_eq!(Termination::from_pgn_tag("resign"), None);
-    }
-
-    #[test]
-    fn time_controls_as_tags() {
-        let tag = |c| time_control_tag(&c);
-        assert_eq!(tag(TimeControl::Nodes(200)), "nodes=200");
-        assert_eq!(
-            tag(TimeControl::Movetime(Duration::from_millis(100))),
-            "movetime=100ms"
-        );
-        let clock = TimeControl::Clock {
-            base: Duration::from_secs(10),
-            increment: Duration::from_millis(100),
-        };
-        assert_eq!(tag(clock), "10+0.1");
     }
 
     #[test]
@@ -1334,12 +1292,6 @@ mod tests {
             panic!("{err:?}")
         };
         assert_eq!((line, *problem), (1, RecordLineError::Unfinished(2)));
-    }
-
-    #[test]
-    fn sanitizes_engine_text() {
-        assert_eq!(sanitize("e5;\n\tx", 10), "e5???x");
-        assert_eq!(sanitize("abcdef", 3), "abc");
     }
 
     #[test]

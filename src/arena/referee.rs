@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::ArenaError;
 use super::openings::ArenaGame;
 use super::plan::Plan;
 use super::progress::{Progress, game_text};
@@ -11,7 +12,7 @@ use super::record::{self, GameRecord};
 use super::record_file::RecordFile;
 use super::stats::SprtDecision;
 use super::tally::Standings;
-use super::{ArenaError, signal};
+use crate::client::signal;
 
 /// Why the match ended early, if it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,14 +8,15 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::engine::{EngineError, EngineProcess};
 use super::game;
 use super::openings::{ArenaGame, OpeningError};
 use super::plan::Plan;
 use super::record::GameRecord;
 use super::record_file::RecordFile;
 use super::referee::{Flags, Referee};
-use super::{ArenaError, signal, write_json};
+use super::{ArenaError, write_json};
+use crate::client::engine::{EngineError, EngineProcess};
+use crate::client::signal;
 
 /// Plays the match of `plan` and prints its summary.
 pub(super) fn run_match<G: ArenaGame>(plan: &Plan<G>) -> Result<(), ArenaError> {

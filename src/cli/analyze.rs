@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::CliError;
 use super::{PositionArgs, SearchArgs, position_from, seconds};
-use crate::arena::signal;
+use crate::client::signal;
 use crate::display::Style;
 use crate::display::board::Board;
 use crate::display::score::table;

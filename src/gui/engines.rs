@@ -12,7 +12,7 @@
 //! map) and proven results directly, and short searches that keep their
 //! tree give the first analysis line within a tenth of a second. Other engines are processes
 //! driven over UGI/UCI with the match runner's code
-//! ([`crate::arena::engine::EngineProcess`]), their `info` lines read while they
+//! ([`crate::client::engine::EngineProcess`]), their `info` lines read while they
 //! think.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use crate::arena::engine::{EngineError, EngineProcess, EngineSpec};
-use crate::arena::game::referee;
+use crate::client::engine::{EngineError, EngineProcess, EngineSpec};
+use crate::client::referee::referee;
 use crate::display::score::{centipawns, move_note, proven_text};
 use crate::engine::{AsyncSearcher, Eval, Job, SearchRequest, Setup, Strength, level_rng};
 use crate::game::{GameKind, Player, Verdict};
@@ -745,10 +745,10 @@ fn start_task(
                 MoveLimit::Clock { inc_ms, .. } => {
                     let [x, o] = *clocks;
                     let go = match engine.dialect {
-                        crate::arena::clock::Dialect::Ugi => {
+                        crate::client::clock::Dialect::Ugi => {
                             format!("go p1time {x} p2time {o} p1inc {inc_ms} p2inc {inc_ms}")
                         }
-                        crate::arena::clock::Dialect::Uci => {
+                        crate::client::clock::Dialect::Uci => {
                             format!("go wtime {x} btime {o} winc {inc_ms} binc {inc_ms}")
                         }
                     };

@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 
-use crate::arena::openings::ArenaGame;
 use crate::engine::NetGame;
 use crate::game::{GameKind, Notation, Outcome, Player};
+use crate::pgn::PgnNotation as ArenaGame;
 use crate::{rules, super15};
 
 use super::{GuiError, IllegalMove};

@@ -33,8 +33,8 @@ use std::time::{Duration, Instant};
 
 use http::{Request, Response, Server};
 
-use crate::arena::engine::{EngineSpec, kill_all_engines};
-use crate::arena::signal;
+use crate::client::engine::{EngineSpec, kill_all_engines};
+use crate::client::signal;
 use crate::game::Player;
 use crate::pgn::{Annotation, PgnError};
 use crate::quote::shorten;
@@ -108,7 +108,7 @@ pub enum GuiError {
     Pgn(#[from] PgnError),
     /// An `--engine` value is wrong.
     #[error(transparent)]
-    Engine(#[from] crate::arena::engine::EngineSpecError),
+    Engine(#[from] crate::client::engine::EngineSpecError),
 }
 
 /// A PGN error as the status line shows it: `game.pgn:7: why`, or

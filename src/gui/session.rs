@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::arena::clock::TimeControl;
-use crate::arena::record::time_control_tag;
+use crate::client::clock::TimeControl;
+use crate::client::clock::time_control_tag;
 use crate::engine::{Strength, levels};
 use crate::game::{GameKind, Outcome, Player};
 use crate::pgn::{self, Annotation, PgnGame, PgnNotation, PgnResult, Replayed};

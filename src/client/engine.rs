@@ -17,9 +17,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::record::MAX_NAME_CHARS;
-use crate::arena::clock::{ClockError, Dialect, TimeControl};
+use super::clock::{ClockError, Dialect, TimeControl};
 use crate::quote::shorten;
+
+/// The longest engine name, in characters (names are printed in the
+/// summaries, in full, and a record may give no longer one).
+pub const MAX_NAME_CHARS: usize = 100;
 
 /// How to start an engine and set it up.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -270,9 +270,37 @@ impl GameClock {
     }
 }
 
+/// The PGN `TimeControl` of a match: `BASE+INC` in seconds for a clock
+/// (PGN's own syntax), `movetime=100ms` and `nodes=200` (readable values of
+/// our own for the limits PGN has no syntax for).
+pub fn time_control_tag(control: &TimeControl) -> String {
+    match control {
+        TimeControl::Movetime(t) => format!("movetime={}ms", t.as_millis()),
+        TimeControl::Nodes(n) => format!("nodes={n}"),
+        TimeControl::Clock { base, increment } => {
+            format!("{}+{}", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_controls_as_tags() {
+        let tag = |c| time_control_tag(&c);
+        assert_eq!(tag(TimeControl::Nodes(200)), "nodes=200");
+        assert_eq!(
+            tag(TimeControl::Movetime(Duration::from_millis(100))),
+            "movetime=100ms"
+        );
+        let clock = TimeControl::Clock {
+            base: Duration::from_secs(10),
+            increment: Duration::from_millis(100),
+        };
+        assert_eq!(tag(clock), "10+0.1");
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
