@@ -10,7 +10,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ultimo::gui::session::{self, Command, Session};
+use ultimo::gui::load;
+use ultimo::gui::session::{Command, Session};
 
 fuzz_target!(|text: &str| {
     let mut s = Session::new(vec!["Ultimo".to_string(), "other".to_string()]);
@@ -22,7 +23,7 @@ fuzz_target!(|text: &str| {
         let result = match command {
             Command::Load { text, name, number } => {
                 let game = s.line().game();
-                session::prepare_load(&text, || game, &name, number)
+                load::prepare_load(&text, || game, &name, number)
                     .map(|loaded| s.take_loaded(loaded))
             }
             command => s.command(command),
@@ -32,7 +33,7 @@ fuzz_target!(|text: &str| {
             assert_eq!(before, after, "a refused command changed the view: {body}");
         }
         let record = s.record();
-        let loaded = session::load(&record, s.line().game(), "saved", None)
+        let loaded = load::load(&record, s.line().game(), "saved", None)
             .unwrap_or_else(|e| panic!("the saved game does not load: {e}\n{record}"));
         assert_eq!(loaded.line.moves_text(), s.moves(), "{record}");
     }

@@ -22,6 +22,7 @@
 pub mod engines;
 pub mod game;
 pub mod http;
+pub mod load;
 pub mod session;
 pub mod solve;
 
@@ -656,7 +657,7 @@ fn run_command(shared: &Shared, body: &str) -> (u16, serde_json::Value) {
         // up no event stream.
         Command::Load { text, name, number } => {
             let game = || shared.lock().line().game();
-            session::prepare_load(&text, game, &name, number)
+            load::prepare_load(&text, game, &name, number)
                 .map(|loaded| shared.lock().take_loaded(loaded))
         }
         command => shared.lock().command(command),
@@ -769,7 +770,7 @@ mod tests {
             solves: Mutex::new(None),
         });
         let mut text = "[Event \"x\"]\n\n1. e5 e4 *\n\n".repeat(40_000);
-        text.truncate(session::MAX_LOAD - 100);
+        text.truncate(load::MAX_LOAD - 100);
         let lines = text.lines().count();
         text.push_str("\n\n1. e5 {unclosed *\n");
         let body = serde_json::json!({ "cmd": "load", "text": text }).to_string();
