@@ -223,16 +223,7 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
 /// The games Ultimo plays, as the command line's `--game`, the protocol's
 /// game list and the GUI's JSON name them (`uttt`, `super15`).
 #[derive(
-    Copy,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    Debug,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
+    Copy, Clone, PartialEq, Eq, Hash, Debug, Default, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum GameKind {

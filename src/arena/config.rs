@@ -56,7 +56,7 @@ pub struct MatchConfig {
 }
 
 /// How the engines of a match of more than two meet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tournament {
     /// The first engine against each other one.
     Gauntlet,
@@ -77,7 +77,7 @@ impl Tournament {
     }
 
     /// The name on the command line.
-    pub(super) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Tournament::Gauntlet => "gauntlet",
             Tournament::RoundRobin => "round-robin",

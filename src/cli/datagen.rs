@@ -305,11 +305,11 @@ pub struct TrainArgs {
     #[arg(long, num_args = 1.., required = true)]
     data: Vec<PathBuf>,
     /// The net file to write (its folder must exist)
-    #[arg(long, value_parser = train::parse_out)]
+    #[arg(long, value_parser = super::train::parse_out)]
     out: PathBuf,
     /// The net's name (1 to 16 printable ASCII characters, no spaces),
     /// shown in its version
-    #[arg(long, default_value = "net", value_parser = train::parse_name)]
+    #[arg(long, default_value = "net", value_parser = super::train::parse_name)]
     name: String,
     /// Passes over the data
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10000))]
@@ -378,7 +378,11 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let mut io_error = None;
     let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
-        let r = writeln!(out, "{}", e.line(args.epochs, start.elapsed()));
+        let r = writeln!(
+            out,
+            "{}",
+            super::train::epoch_line(e, args.epochs, start.elapsed())
+        );
         if let Err(e) = r {
             io_error.get_or_insert(e);
         }

@@ -13,6 +13,8 @@ pub mod match_cmd;
 pub mod perft;
 pub mod play;
 pub mod solve;
+pub mod train;
+mod values;
 
 pub use error::{CliError, ValueError};
 
@@ -86,7 +88,7 @@ enum Command {
     ///
     /// Serves a page on 127.0.0.1 (a free port unless --port) and prints
     /// its address. Ultimo is always there; --engine adds UGI/UCI engines.
-    Gui(crate::gui::GuiArgs),
+    Gui(GuiArgs),
     /// Search a fixed set of positions and report the speed
     ///
     /// Each of the compiled-in positions (opening, middle game, free-choice
@@ -302,7 +304,13 @@ pub fn main() -> ExitCode {
             GameKind::Super15 => play::<crate::super15::Position>(&args),
         },
         Some(Command::Match(args)) => match_cmd::run(*args).map_err(CliError::from),
-        Some(Command::Gui(args)) => crate::gui::run(&args).map_err(CliError::from),
+        Some(Command::Gui(args)) => crate::gui::run(&crate::gui::Settings {
+            port: args.port,
+            host: args.host,
+            engines: args.engines,
+            open: args.open,
+        })
+        .map_err(CliError::from),
         Some(Command::Bench(args)) => bench::main(&args),
         Some(Command::Datagen(args)) => datagen::datagen(&args),
         Some(Command::Train(args)) => datagen::train_cmd(&args),
@@ -426,4 +434,23 @@ pub fn fen_error(fen: &str, source: impl Into<GameTextError>) -> CliError {
         fen: shorten(fen),
         source: source.into(),
     }
+}
+
+/// `ultimo gui`'s command line.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GuiArgs {
+    /// Port to listen on (default: a free one)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to listen on: 127.0.0.1, localhost or ::1 (other machines
+    /// are refused; reach it from elsewhere with an SSH tunnel)
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Another engine: "cmd=PROGRAM [arg=ARG]... [name=NAME] [proto=ugi|uci]
+    /// [option.NAME=VALUE]..." (repeatable); Ultimo is always there
+    #[arg(long = "engine", value_name = "SPEC")]
+    pub engines: Vec<String>,
+    /// Open the page in the default browser
+    #[arg(long)]
+    pub open: bool,
 }

@@ -9,7 +9,7 @@ use crate::net::{Net, NetError};
 use crate::search::{Evaluator, Options, Params, SearchError, Searcher};
 
 /// How the search values its leaves.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Eval {
     /// Playouts (random games with winning moves taken).
     Playout,

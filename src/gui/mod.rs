@@ -175,22 +175,19 @@ pub enum Refusal {
     LevelNotOurs(String),
 }
 
-/// `ultimo gui`'s command line.
-#[derive(clap::Args, Clone, Debug)]
-pub struct GuiArgs {
-    /// Port to listen on (default: a free one)
-    #[arg(long, default_value_t = 0)]
+/// Where `ultimo gui` listens and which engines it offers (the command
+/// line's `ultimo gui` options).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Port to listen on (0: a free one).
     pub port: u16,
     /// Address to listen on: 127.0.0.1, localhost or ::1 (other machines
-    /// are refused; reach it from elsewhere with an SSH tunnel)
-    #[arg(long, default_value = "127.0.0.1")]
+    /// are refused).
     pub host: String,
-    /// Another engine: "cmd=PROGRAM [arg=ARG]... [name=NAME] [proto=ugi|uci]
-    /// [option.NAME=VALUE]..." (repeatable); Ultimo is always there
-    #[arg(long = "engine", value_name = "SPEC")]
+    /// Other engines, each a spec as `ultimo match --engine` takes them
+    /// (Ultimo is always there).
     pub engines: Vec<String>,
-    /// Open the page in the default browser
-    #[arg(long)]
+    /// Whether to open the page in the default browser.
     pub open: bool,
 }
 
@@ -241,7 +238,7 @@ pub struct Gui {
 
 impl Gui {
     /// Parses the engines and listens on `host:port`.
-    pub fn bind(args: &GuiArgs) -> Result<Gui, GuiError> {
+    pub fn bind(args: &Settings) -> Result<Gui, GuiError> {
         if !is_loopback(&args.host) {
             return Err(GuiError::NotLoopback {
                 host: shorten(&args.host),
@@ -309,7 +306,7 @@ impl Gui {
 }
 
 /// Runs `ultimo gui`: prints the URL and serves until interrupted.
-pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
+pub fn run(args: &Settings) -> Result<(), GuiError> {
     let gui = Gui::bind(args)?;
     let url = gui.url();
     println!("Ultimo GUI: {url}");
@@ -739,7 +736,7 @@ mod tests {
     fn loopback_names() {
         assert!(is_loopback("127.0.0.1"));
         assert!(!is_loopback("0.0.0.0"));
-        let args = GuiArgs {
+        let args = Settings {
             port: 0,
             host: "0.0.0.0".into(),
             engines: Vec::new(),
@@ -839,7 +836,7 @@ mod tests {
             return; // no loopback here
         };
         let port = taken.local_addr().map(|a| a.port()).unwrap_or(0);
-        let args = GuiArgs {
+        let args = Settings {
             port,
             host: "127.0.0.1".into(),
             engines: Vec::new(),

@@ -20,9 +20,6 @@
 //! - The games are shuffled with the seed; one in [`HELD_OUT_EVERY`] (whole
 //!   games) is held out to report the validation loss.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
@@ -181,81 +178,6 @@ pub struct Epoch {
     /// How often the policy's favourite is the search's most visited
     /// move, on the held-out positions.
     pub valid_top1: f64,
-}
-
-impl Epoch {
-    /// The progress line of this epoch of `epochs`, `elapsed` into the
-    /// run: the losses, the time so far and, before the last epoch, the
-    /// time left if the next epochs take as long as these did.
-    pub fn line(&self, epochs: u32, elapsed: Duration) -> String {
-        let mut line = format!(
-            "epoch {:>3}  train loss {:.5}  valid loss {:.5}  valid mse {:.5}  policy {:.4}  top-1 {:.1}%  {:.0} s",
-            self.epoch,
-            self.train_loss,
-            self.valid_loss,
-            self.valid_mse,
-            self.valid_policy,
-            100.0 * self.valid_top1,
-            elapsed.as_secs_f64()
-        );
-        if self.epoch > 0 && self.epoch < epochs {
-            let left = elapsed.mul_f64(f64::from(epochs - self.epoch) / f64::from(self.epoch));
-            line.push_str(&format!(", about {} left", duration_text(left)));
-        }
-        line
-    }
-}
-
-/// A duration for people, to the second: `45 s`, `3 min 05 s`,
-/// `2 h 07 min`.
-fn duration_text(d: Duration) -> String {
-    let s = d.as_secs_f64().round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
-        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
-    }
-}
-
-/// Why a `train` setting is refused before training.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TrainArgError {
-    /// A net name that the net file cannot keep as given.
-    #[error(
-        "'{0}' is not a net name: use 1 to {MAX_NAME_LEN} printable ASCII characters without spaces (letters, digits, punctuation)"
-    )]
-    Name(String),
-    /// An output file in a folder that does not exist.
-    #[error("the folder '{}' does not exist: make it first", crate::quote::path(.0))]
-    NoFolder(PathBuf),
-    /// An output path that is a folder.
-    #[error("'{}' is a folder: give the net file's path", crate::quote::path(.0))]
-    Folder(PathBuf),
-}
-
-/// A net name as `train --name` takes it: 1 to [`MAX_NAME_LEN`] printable
-/// ASCII characters, no spaces (the file keeps them as they are).
-pub fn parse_name(text: &str) -> Result<String, TrainArgError> {
-    let fits = (1..=MAX_NAME_LEN).contains(&text.len());
-    match fits && text.bytes().all(|b| b.is_ascii_graphic()) {
-        true => Ok(text.to_string()),
-        false => Err(TrainArgError::Name(crate::quote::shorten(text))),
-    }
-}
-
-/// The path `train --out` writes the net to, checked before training: its
-/// folder exists and it is not a folder itself.
-pub fn parse_out(text: &str) -> Result<PathBuf, TrainArgError> {
-    let path = PathBuf::from(text);
-    if path.is_dir() {
-        return Err(TrainArgError::Folder(path));
-    }
-    match path.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
-            Err(TrainArgError::NoFolder(folder.to_path_buf()))
-        }
-        _ => Ok(path),
-    }
 }
 
 /// The weights being trained, their gradients and Adam's moments.
@@ -890,68 +812,5 @@ mod tests {
         assert_eq!(a.params, b.params, "same seed, same weights");
         let first = Trainer::new(config.seed).evaluate(&train_set).loss;
         assert!(losses[2] < first, "{first} -> {losses:?}");
-    }
-
-    #[test]
-    fn net_names_follow_the_files_rule() {
-        assert_eq!(parse_name("gen4-test").unwrap(), "gen4-test");
-        assert_eq!(parse_name("sixteen-chars-ok").unwrap(), "sixteen-chars-ok");
-        for bad in ["", "my net", "seventeen-chars-x", "caf\u{e9}", "tab\there"] {
-            let err = parse_name(bad).unwrap_err();
-            // Quoted as every outside text is: the tab escaped.
-            assert_eq!(err, TrainArgError::Name(crate::quote::shorten(bad)));
-        }
-        assert_eq!(
-            parse_name("tab\there").unwrap_err(),
-            TrainArgError::Name("tab\\there".into())
-        );
-        assert_eq!(
-            parse_name("my net").unwrap_err().to_string(),
-            "'my net' is not a net name: use 1 to 16 printable ASCII characters without spaces (letters, digits, punctuation)"
-        );
-    }
-
-    #[test]
-    fn the_out_path_is_checked_before_training() {
-        let dir = std::env::temp_dir();
-        assert!(parse_out("net.nnue").is_ok());
-        let inside = dir.join("net.nnue");
-        assert_eq!(parse_out(inside.to_str().unwrap()).unwrap(), inside);
-        let missing = dir.join("ultimo-no-such-folder").join("net.nnue");
-        assert_eq!(
-            parse_out(missing.to_str().unwrap())
-                .unwrap_err()
-                .to_string(),
-            format!(
-                "the folder '{}' does not exist: make it first",
-                dir.join("ultimo-no-such-folder").display()
-            )
-        );
-        let err = parse_out(dir.to_str().unwrap()).unwrap_err();
-        assert!(matches!(err, TrainArgError::Folder(_)), "{err}");
-    }
-
-    #[test]
-    fn epoch_lines_tell_the_time_left() {
-        let epoch = Epoch {
-            epoch: 2,
-            train_loss: 0.5,
-            valid_loss: 0.6,
-            valid_mse: 0.1,
-            valid_policy: 2.0,
-            valid_top1: 0.25,
-        };
-        assert_eq!(
-            epoch.line(10, Duration::from_secs(30)),
-            "epoch   2  train loss 0.50000  valid loss 0.60000  valid mse 0.10000  policy 2.0000  top-1 25.0%  30 s, about 2 min 00 s left"
-        );
-        let last = Epoch { epoch: 10, ..epoch };
-        assert!(
-            last.line(10, Duration::from_secs(150))
-                .ends_with("top-1 25.0%  150 s")
-        );
-        assert_eq!(duration_text(Duration::from_millis(44_600)), "45 s");
-        assert_eq!(duration_text(Duration::from_secs(185)), "3 min 05 s");
-        assert_eq!(duration_text(Duration::from_secs(7620)), "2 h 07 min");
     }
 }
