@@ -19,35 +19,22 @@
 //!      gives the search its priors (PUCT)
 //! ```
 //!
-//! 118,418 weights in `f32` (474 KB; 128 wide before w256, 59,282
-//! weights; 64 wide before p4w, 29,714), kept as the file has them for
-//! training, and quantised when the net is made or loaded: inference runs
-//! on integers (`quant.rs`: an `i16` accumulator, `i16` activations and
-//! weights summed in `i32`, back to `f32` for the last layer and the
-//! softmax), within 0.011 of the `f32` net's value and priors (means under
-//! 0.0004). Inference is plain Rust over fixed-size arrays, compiled
-//! twice and chosen when the engine runs: for AVX2, with intrinsics for
-//! the two dense kernels (the second layer and the policy's dot
-//! products), where the processor has them, and plain otherwise
-//! ([`Kernels`], `simd.rs`). The net implements [`Evaluator`], the
-//! search's seam for valuing leaves without playouts and for the moves'
-//! priors.
+//! The weights are kept in `f32` as the file has them, for training, and
+//! quantised when the net is made or loaded: inference runs on integers
+//! (`quant.rs`: an `i16` accumulator, `i16` activations and weights summed
+//! in `i32`, back to `f32` for the last layer and the softmax), within
+//! about 0.01 of the `f32` net's value and priors. Inference is plain Rust
+//! over fixed-size arrays, compiled twice and chosen when the engine runs:
+//! for AVX2, with intrinsics for the two dense kernels (the second layer
+//! and the policy's dot products), where the processor has them, and plain
+//! otherwise ([`Kernels`], `simd.rs`). The net implements [`Evaluator`],
+//! the search's seam for valuing leaves without playouts and for the
+//! moves' priors. The accumulator is summed from scratch at every leaf (a
+//! per-thread cache updated by the difference measured no faster).
 //!
-//! Integers against `f32` (nets/README.md, criterion medians in one
-//! session): a leaf's value and priors from scratch 469k against 344k
-//! evaluations/s, PUCT search 260k against 211k iterations/s; `ultimo bench
-//! --eval net` in 0.90 s of CPU against 1.58 s for the `f32` engine of
-//! 623e651 (`perf stat -r 5`, the same 351.5k iterations, after the boards
-//! and threats came to be worked out once an evaluation): 1.75x; at 3000
-//! nodes a move, 400 games against the `f32` engine,
-//! +2.6 [-6.6, +11.8] Elo. Clipping the sums one view at a time, in loops
-//! the compiler vectorizes (the clipping had been about 40% of an
-//! evaluation), then made that run 1.36x faster again (medians of 10
-//! alternating runs in a later, slower session: 0.90 s against 1.23 s),
-//! and a net twice as wide (256, w256f) worth its cost at 100 ms a move
-//! (nets/README.md). The accumulator is summed from scratch at every leaf:
-//! a per-thread cache of the last leaf's accumulator, updated by the
-//! difference, measured no faster and is not kept.
+//! What these choices were measured against (integers against `f32`, the
+//! widths, the clipping loops, the cache) is in `docs/net.md`; every net's
+//! training and matches are in `nets/README.md`.
 //!
 //! # The weights file
 //!

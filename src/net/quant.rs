@@ -26,39 +26,23 @@
 //! [`QA_MAX`]) for which that bound, computed on the rounded integers
 //! themselves, is at most `i16::MAX`, so no sum and no partial sum can
 //! overflow, whatever the position and whatever the order of the adds and
-//! subtractions. The built-in net's (w256f's) float bound is 41.2, which
-//! gives `qa = 796` (p4wf's was 39.3, giving 832; p4w's 41.4, its largest
-//! first layer weight 5.2, giving 791). A net whose bound is over
-//! [`MAX_SUM`] is refused when loaded (its weights are far beyond what
-//! training makes); one made in memory anyway (a diverged training) still
+//! subtractions (`docs/net.md` gives each net's bound and `qa`). A net
+//! whose bound is over [`MAX_SUM`] is refused when loaded (its weights are
+//! far beyond what training makes); one made in memory anyway (a diverged training) still
 //! evaluates without undefined behaviour (the adds wrap), only wrongly.
 //!
 //! *The second layer and the policy.* Activations lie in `[0, qa]`; the
 //! integer weights are at most `L = floor((2^31 - 1) / (2 HIDDEN qa))` in
 //! magnitude (`qb = L / max |w2|`, `qp = L / max |wp|`), so each of the
 //! `2 HIDDEN` (512) products is at most `qa L` and their sum, in any order,
-//! fits an `i32`. For the built-in net `L = 5,269`, `qb = 1,703`,
-//! `qp = 1,748` (p4wf, 128 wide: 10,082, 2,492 and 4,561; p4w: 10,605,
-//! 2,848 and 5,009).
+//! fits an `i32`.
 //!
 //! # The error
 //!
-//! Against the `f32` forward pass (the trainer's), over the 249 reference
-//! positions that are not over and 3,051 positions of random games
-//! (`quantised_inference_follows_the_f32_net` in `tests.rs`), p4w's
-//! value (the expected score) and priors differ by:
-//!
-//! | `qa` | value: largest | mean | priors: largest | mean |
-//! |---|---|---|---|---|
-//! | 128 | 0.051 | 0.0028 | 0.032 | 0.0018 |
-//! | 255 (chess engines') | 0.027 | 0.0015 | 0.023 | 0.0009 |
-//! | 400 | 0.015 | 0.0008 | 0.011 | 0.0006 |
-//! | 600 | 0.011 | 0.0006 | 0.009 | 0.0004 |
-//! | 791 (p4w's: the largest that fits) | 0.0072 | 0.00036 | 0.0052 | 0.00028 |
-//!
-//! w256f, the built-in net (256 wide, `qa` 796, the second layer's weights
-//! capped at about half p4wf's), differs by at most 0.0102 (mean 0.00037) in the
-//! value and 0.0071 (mean 0.00027) in the priors.
+//! Against the `f32` forward pass (the trainer's), checked by
+//! `quantised_inference_follows_the_f32_net` in `tests.rs`, the value and
+//! the priors differ by about 0.01 at most (`docs/net.md` has the table
+//! by `qa` and each net's figures).
 //!
 //! The error falls as `1 / qa`: it is the first layer's rounding (half a
 //! unit per weight, over some 50-100 rows a sum), which the second layer
