@@ -5,6 +5,7 @@
 //! [`Game`]. A second two-player game can be searched by implementing it.
 
 use std::fmt::{self, Debug, Display};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 
 /// One of the two players. `X` moves first. (In Ultimate Tic-Tac-Toe they
 /// place the marks `x` and `o`.) In JSON: `x` or `o`.
@@ -101,8 +102,89 @@ impl Verdict {
     }
 }
 
+/// An atomic word that holds a node's move or child count: `AtomicU8` or
+/// `AtomicU16` (a Relaxed load compiles to a plain load).
+pub trait AtomicWord: Send + Sync + 'static {
+    /// The word's integer.
+    type Int: Copy;
+    /// A word holding `v`.
+    fn new(v: Self::Int) -> Self;
+    /// Its value (Relaxed: what publishes a node orders it).
+    fn get(&self) -> Self::Int;
+    /// Sets its value (Relaxed).
+    fn set(&self, v: Self::Int);
+}
+
+impl AtomicWord for AtomicU8 {
+    type Int = u8;
+    #[inline(always)]
+    fn new(v: u8) -> AtomicU8 {
+        AtomicU8::new(v)
+    }
+    #[inline(always)]
+    fn get(&self) -> u8 {
+        self.load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set(&self, v: u8) {
+        self.store(v, Ordering::Relaxed)
+    }
+}
+
+impl AtomicWord for AtomicU16 {
+    type Int = u16;
+    #[inline(always)]
+    fn new(v: u16) -> AtomicU16 {
+        AtomicU16::new(v)
+    }
+    #[inline(always)]
+    fn get(&self) -> u16 {
+        self.load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set(&self, v: u16) {
+        self.store(v, Ordering::Relaxed)
+    }
+}
+
+/// A value the search keeps in a node as an atomic word (a move, a child
+/// count), so that its nodes need no `unsafe`: the bits of the value, and
+/// the value of the bits. The zero word must stand for the default value.
+pub trait Packed: Copy + Send + Sync + 'static {
+    /// The word that holds one.
+    type Word: AtomicWord;
+    /// The value's bits.
+    fn pack(self) -> <Self::Word as AtomicWord>::Int;
+    /// The value of `bits` (which [`Packed::pack`] made).
+    fn unpack(bits: <Self::Word as AtomicWord>::Int) -> Self;
+}
+
+impl Packed for u8 {
+    type Word = AtomicU8;
+    #[inline(always)]
+    fn pack(self) -> u8 {
+        self
+    }
+    #[inline(always)]
+    fn unpack(bits: u8) -> u8 {
+        bits
+    }
+}
+
+impl Packed for u16 {
+    type Word = AtomicU16;
+    #[inline(always)]
+    fn pack(self) -> u16 {
+        self
+    }
+    #[inline(always)]
+    fn unpack(bits: u16) -> u16 {
+        bits
+    }
+}
+
 /// A count of a search node's children, as small as the game allows.
-pub trait ChildCount: Copy + Send + Sync + Debug + Default + 'static {
+pub trait ChildCount: Packed + Debug + Default {
     /// The count `n`; `n` is at most the game's `MAX_MOVES`, which fits.
     fn from_usize(n: usize) -> Self;
     /// The count as a `usize`.
@@ -138,7 +220,7 @@ impl ChildCount for u16 {
 /// A two-player, zero-sum, perfect-information game with win, draw and loss.
 pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
     /// A move. The search stores one per tree node, so keep it small.
-    type Move: Copy + Eq + Send + Sync + Debug + Display + Default + 'static;
+    type Move: Packed + Eq + Debug + Display + Default;
 
     /// A list of moves, without allocation.
     type Moves: std::ops::Deref<Target = [Self::Move]>;

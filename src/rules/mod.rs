@@ -209,6 +209,18 @@ fn below(random: u32, n: u32) -> u32 {
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Move(u8);
 
+impl crate::game::Packed for Move {
+    type Word = std::sync::atomic::AtomicU8;
+    #[inline(always)]
+    fn pack(self) -> u8 {
+        self.0
+    }
+    #[inline(always)]
+    fn unpack(bits: u8) -> Move {
+        Move(bits)
+    }
+}
+
 impl Move {
     /// The move in cell `cell` (0-8, reading order) of board `board` (0-8,
     /// reading order from the top-left), or `None` when either is out of range.

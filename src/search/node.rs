@@ -1,6 +1,6 @@
-//! A node of the tree that every search thread shares: its statistics and
-//! its proof in atomics, its move and child count written once, before any
-//! other thread can reach the node.
+//! A node of the tree that every search thread shares: every field an
+//! atomic, so that nodes need no `unsafe`; its move and child count are
+//! written once, before any other thread can reach the node.
 //!
 //! A node is 16 bytes for a game with one-byte moves and a `u8` child count
 //! (Ultimate Tic-Tac-Toe): visits and score in one 64-bit word, so that one
@@ -16,23 +16,23 @@
 //! `Release`. Every other thread finds the children through that index,
 //! loaded with `Acquire`, so it sees them complete; the move and the count
 //! are never written again while a search runs (compaction and reset take
-//! the tree by `&mut`). That is the one invariant the `unsafe` code below
-//! relies on, and [`super::tree::Tree`] keeps it: indices come only from
+//! the tree by `&mut`). The move and the count are Relaxed atomics (one
+//! byte each in Ultimate Tic-Tac-Toe, where a Relaxed load is a plain
+//! load): the `Release` store and the `Acquire` load of the link order
+//! them. [`super::tree::Tree`] keeps that invariant: indices come only from
 //! published links, or from the root.
 
 use std::alloc::Layout;
-use std::cell::UnsafeCell;
-use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
-use crate::game::{ChildCount, Verdict};
+use crate::game::{AtomicWord, ChildCount, Packed, Verdict};
 
 /// `first_child` while a thread creates the node's children.
 pub(crate) const EXPANDING: u32 = u32::MAX;
 
 /// One node; see the module docs.
 #[repr(C)]
-pub(crate) struct Node<M, C> {
+pub(crate) struct Node<M: Packed, C: Packed> {
     /// Visits (low 32 bits) and score (high 32 bits): half-points won by
     /// the player who moved into this node, in the tree's score units (a
     /// win scores two units a visit, a draw one). Visits include other
@@ -47,16 +47,10 @@ pub(crate) struct Node<M, C> {
     /// the game's end under best play (high byte); 0 while unproven.
     proof: AtomicU16,
     /// The move that leads here, written when the node is created.
-    mv: UnsafeCell<MaybeUninit<M>>,
+    mv: M::Word,
     /// The number of children, written just before they are published.
-    count: UnsafeCell<MaybeUninit<C>>,
+    count: C::Word,
 }
-
-// SAFETY: the `UnsafeCell` fields are written only before the node (for
-// `mv`) or its children (for `count`) are published, by the one thread
-// that owns them then, and read only after an `Acquire` load of the link
-// that published them (see the module docs). Everything else is atomic.
-unsafe impl<M: Send + Sync, C: Send + Sync> Sync for Node<M, C> {}
 
 /// The low byte of [`Node::proof`] for a proven loss...
 pub(crate) const LOSS: u8 = 2;
@@ -96,22 +90,17 @@ fn pack(visits: u32, score: u32) -> u64 {
     (score as u64) << 32 | visits as u64
 }
 
-impl<M: Copy, C: ChildCount> Node<M, C> {
-    /// Makes the node a fresh leaf reached by `mv`.
-    ///
-    /// # Safety
-    ///
-    /// No other thread may access the node meanwhile: it was just given to
-    /// this thread by the allocator and is not linked yet (or the tree is
-    /// held by `&mut`).
+impl<M: Packed, C: ChildCount> Node<M, C> {
+    /// Makes the node a fresh leaf reached by `mv`. No other thread may
+    /// read the node meanwhile: it was just given to this thread by the
+    /// allocator and is not linked yet (or the tree is held by `&mut`).
     #[inline(always)]
-    pub unsafe fn init(&self, mv: M) {
+    pub fn init(&self, mv: M) {
         let r = Ordering::Relaxed;
         self.stats.store(0, r);
         self.first_child.store(0, r);
         self.proof.store(0, r);
-        // SAFETY: the caller guarantees exclusive access.
-        unsafe { (*self.mv.get()).write(mv) };
+        self.mv.set(mv.pack());
     }
 
     /// Visits and score, read together.
@@ -175,10 +164,9 @@ impl<M: Copy, C: ChildCount> Node<M, C> {
         if first == 0 || first == EXPANDING {
             return 0..0;
         }
-        // SAFETY: `first` was loaded with `Acquire` and is published, so the
-        // count was written before it and is not written again (module
-        // docs).
-        let n = unsafe { (*self.count.get()).assume_init() }.to_usize();
+        // `first` was loaded with `Acquire` and is published, so the count
+        // was written before it and is not written again (module docs).
+        let n = C::unpack(self.count.get()).to_usize();
         first as usize..first as usize + n
     }
 
@@ -190,9 +178,9 @@ impl<M: Copy, C: ChildCount> Node<M, C> {
     /// The move that leads here.
     #[inline(always)]
     pub fn mv(&self) -> M {
-        // SAFETY: every node a thread can reach was created with its move
-        // (`init`) before it was published (module docs).
-        unsafe { (*self.mv.get()).assume_init() }
+        // Every node a thread can reach was created with its move (`init`)
+        // before it was published (module docs).
+        M::unpack(self.mv.get())
     }
 
     /// Tries to become the thread that expands the node: `Ok` when it
@@ -210,17 +198,13 @@ impl<M: Copy, C: ChildCount> Node<M, C> {
     }
 
     /// Publishes `count` children from index `first`, ending the
-    /// expansion begun by [`Node::lock`].
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the node's lock ([`Node::lock`]) and has created
-    /// the children (with [`Node::init`]) in `first..first + count`.
-    pub unsafe fn publish(&self, first: u32, count: usize) {
-        // SAFETY: no other thread reads the count before the store below
-        // makes the children visible, and none writes it (the caller holds
-        // the lock).
-        unsafe { (*self.count.get()).write(C::from_usize(count)) };
+    /// expansion begun by [`Node::lock`]: the caller holds the node's lock
+    /// and has created the children (with [`Node::init`]) in
+    /// `first..first + count`.
+    pub fn publish(&self, first: u32, count: usize) {
+        // No other thread reads the count before the store below makes the
+        // children visible, and none writes it (the caller holds the lock).
+        self.count.set(C::from_usize(count).pack());
         self.first_child.store(first, Ordering::Release);
     }
 
@@ -268,8 +252,8 @@ impl<M: Copy, C: ChildCount> Node<M, C> {
         *self.stats.get_mut() = *other.stats.get_mut();
         *self.first_child.get_mut() = first_child;
         *self.proof.get_mut() = *other.proof.get_mut();
-        *self.mv.get_mut() = *other.mv.get_mut();
-        *self.count.get_mut() = *other.count.get_mut();
+        self.mv.set(other.mv.get());
+        self.count.set(other.count.get());
     }
 
     /// A copy of the node's fields, for moving it (compaction).
@@ -278,8 +262,8 @@ impl<M: Copy, C: ChildCount> Node<M, C> {
             stats: AtomicU64::new(*self.stats.get_mut()),
             first_child: AtomicU32::new(*self.first_child.get_mut()),
             proof: AtomicU16::new(*self.proof.get_mut()),
-            mv: UnsafeCell::new(*self.mv.get_mut()),
-            count: UnsafeCell::new(*self.count.get_mut()),
+            mv: M::Word::new(self.mv.get()),
+            count: C::Word::new(self.count.get()),
         }
     }
 
@@ -308,8 +292,8 @@ pub(crate) struct Padded<T>(pub T);
 /// Implement only for such types.
 pub(crate) unsafe trait Zeroed {}
 
-// SAFETY: atomics of zero, and `MaybeUninit` cells, which any bytes are.
-unsafe impl<M, C> Zeroed for Node<M, C> {}
+// SAFETY: every field is an atomic integer, of which zero is a value.
+unsafe impl<M: Packed, C: Packed> Zeroed for Node<M, C> {}
 // SAFETY: an atomic integer of zero.
 unsafe impl Zeroed for AtomicU32 {}
 
@@ -346,8 +330,7 @@ mod tests {
     fn stats_take_virtual_visits_back() {
         let nodes = zeroed::<Node<u8, u8>>(2).unwrap();
         let n = &nodes[1];
-        // SAFETY: the nodes are not shared.
-        unsafe { n.init(7) };
+        n.init(7);
         n.add(1, 2);
         // Three virtual losses, then the visit's result (a win, 2 units).
         n.add(3, 0);

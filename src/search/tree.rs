@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use super::node::{DRAW, EXPANDING, LOSS, Node, Padded, zeroed};
 use super::{Evaluator, Params, SearchError};
-use crate::game::{Game, Player, Verdict};
+use crate::game::{Game, Packed, Player, Verdict};
 
 /// Statistics are halved when the root reaches this many visits, so that
 /// visit counts (and half-point scores, at most twice the visits) never
@@ -66,7 +66,7 @@ const MAX_BLOCK: usize = 1024;
 
 /// Bytes the tree uses per node of capacity: the node itself plus the
 /// compaction bitmap (1 bit) and its prefix counts (32 bits per 64 nodes).
-pub(crate) fn bytes_per_node<M, C>() -> f64 {
+pub(crate) fn bytes_per_node<M: Packed, C: Packed>() -> f64 {
     std::mem::size_of::<Node<M, C>>() as f64 + 1.5 / 8.0
 }
 
@@ -79,7 +79,7 @@ pub(crate) const MAX_NODES: usize = u32::MAX as usize;
 
 /// Nodes the tree may hold for it and its scratch to stay within
 /// `hash_mb` MiB.
-pub(crate) fn capacity_for<M, C>(hash_mb: usize) -> usize {
+pub(crate) fn capacity_for<M: Packed, C: Packed>(hash_mb: usize) -> usize {
     (hash_mb as f64 * MIB / bytes_per_node::<M, C>()) as usize
 }
 
@@ -304,8 +304,8 @@ impl<G: Game> Tree<G> {
     /// Forgets everything and starts over at `root_pos`.
     pub fn reset(&mut self, root_pos: G) {
         self.peak = self.peak.max(self.len());
-        // SAFETY: the tree is held by `&mut`: no other thread sees the root.
-        unsafe { self.nodes[0].init(G::Move::default()) };
+        // The tree is held by `&mut`: no other thread sees the root.
+        self.nodes[0].init(G::Move::default());
         *self.len.0.get_mut() = 1;
         if let Some(p) = self.priors.first_mut() {
             *p.get_mut() = 1f32.to_bits();
@@ -732,9 +732,9 @@ impl<G: Game> Tree<G> {
             .iter()
             .zip(moves.iter())
         {
-            // SAFETY: the allocator gave these slots to this thread alone,
-            // and they are linked only by `publish` below.
-            unsafe { slot.init(m) };
+            // The allocator gave these slots to this thread alone, and they
+            // are linked only by `publish` below.
+            slot.init(m);
         }
         let mut value = None;
         if self.with_priors() {
@@ -756,9 +756,9 @@ impl<G: Game> Tree<G> {
                 }
             }
         }
-        // SAFETY: this thread holds the node's lock and has created its
-        // children just above.
-        unsafe { node.publish(first as u32, moves.len()) };
+        // This thread holds the node's lock and has created its children
+        // just above.
+        node.publish(first as u32, moves.len());
         Expansion::Created(value)
     }
 

@@ -13,7 +13,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use super::node::{EXPANDING, Node};
 use super::tree::{Cursor, Expansion, Tree};
 use super::{Evaluator, Params, Playout};
-use crate::game::{ChildCount, Game, Outcome, Player, Verdict};
+use crate::game::{ChildCount, Game, Outcome, Packed, Player, Verdict};
 
 /// Virtual visits a thread adds to each node two plies or more below the
 /// root as it descends (the root's children get none: a thread's visits to
@@ -442,7 +442,7 @@ impl<G: Game> Worker<G> {
 /// Waits while another thread creates `node`'s children: spins a little,
 /// then gives up the core in turn.
 #[cold]
-fn wait_for_children<M: Copy, C: ChildCount>(node: &Node<M, C>) {
+fn wait_for_children<M: Packed, C: ChildCount>(node: &Node<M, C>) {
     let mut spins = 0u32;
     while node.first_child() == EXPANDING {
         if spins < 256 {

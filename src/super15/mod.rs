@@ -224,6 +224,21 @@ pub struct Move {
     to: Square,
 }
 
+impl crate::game::Packed for Move {
+    type Word = std::sync::atomic::AtomicU16;
+    #[inline(always)]
+    fn pack(self) -> u16 {
+        self.from.0 as u16 | (self.to.0 as u16) << 8
+    }
+    #[inline(always)]
+    fn unpack(bits: u16) -> Move {
+        Move {
+            from: Square(bits as u8),
+            to: Square((bits >> 8) as u8),
+        }
+    }
+}
+
 impl Move {
     /// The move from `from` to `to`.
     pub const fn new(from: Square, to: Square) -> Move {
