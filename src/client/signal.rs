@@ -1,9 +1,16 @@
-//! Signals for the match runner, counted, not fatal, so that the runner
-//! can stop its engines (with everything they started) and print its
-//! summary: Ctrl-C stops starting games (the first) and aborts the running
-//! ones (the next); SIGTERM and SIGHUP (on Unix) abort the running games at
-//! once, as a runner asked to end (by a service manager, or a closed
-//! terminal) should not wait for games that may take minutes.
+//! Signals for whoever runs engines (the match runner, `analyze`, the
+//! GUI), counted, not fatal, so that the program can stop its engines
+//! (with everything they started) and end in its own way: the match runner
+//! stops starting games at the first Ctrl-C and aborts the running ones at
+//! the next; SIGTERM and SIGHUP (on Unix) abort them at once, as a program
+//! asked to end (by a service manager, or a closed terminal) should not
+//! wait for games that may take minutes. SIGINT, SIGTERM and SIGHUP are
+//! kept apart for the exit status (130, 143, 129).
+//!
+//! On Unix the signals come to a thread of their own through
+//! `signal-hook` (no handler code of ours runs in signal context), which
+//! counts them and then calls the hook set with [`on_signal`]; elsewhere
+//! the `ctrlc` crate catches Ctrl-C.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
@@ -17,17 +24,10 @@ static TERMINATION: AtomicI32 = AtomicI32::new(0);
 /// Why the signals cannot be caught.
 #[derive(Debug, thiserror::Error)]
 pub enum SignalError {
-    /// Ctrl-C's handler could not be installed.
-    #[error("cannot catch Ctrl-C ({0}): it ends the program at once")]
-    CtrlC(ctrlc::Error),
-    /// The handler of SIGTERM or SIGHUP could not be installed.
-    #[error("cannot catch {name} ({problem}): it ends the program at once")]
-    Termination {
-        /// The signal.
-        name: &'static str,
-        /// Why.
-        problem: std::io::Error,
-    },
+    /// The signals could not be caught (their handlers, or the thread
+    /// that receives them).
+    #[error("cannot catch Ctrl-C, SIGTERM and SIGHUP ({0}): they end the program at once")]
+    Install(std::io::Error),
 }
 
 /// The number of Ctrl-Cs so far.
@@ -74,59 +74,58 @@ fn termination_name(_: i32) -> Option<&'static str> {
     None
 }
 
+/// What to do after a signal has been counted (the GUI kills its engines
+/// and exits); set once, by [`on_signal`].
+static HOOK: OnceLock<fn()> = OnceLock::new();
+
+/// Calls `hook` after every signal, once it is counted (on the signal
+/// thread; not in signal context). Only the first call sets it.
+pub fn on_signal(hook: fn()) {
+    let _ = HOOK.set(hook);
+}
+
 /// Makes Ctrl-C (SIGINT on Unix, the console's Ctrl-C on Windows), SIGTERM
 /// and SIGHUP count instead of ending the process. The handlers are
 /// installed once per process; later calls return the first call's result.
-/// On an error the signal not caught still ends the process at once.
+/// On an error the signals still end the process at once.
 pub fn install() -> Result<(), &'static SignalError> {
     static INSTALLED: OnceLock<Result<(), SignalError>> = OnceLock::new();
     INSTALLED
-        .get_or_init(|| {
-            ctrlc::set_handler(|| {
-                INTERRUPTS.fetch_add(1, Ordering::SeqCst);
-            })
-            .map_err(SignalError::CtrlC)?;
-            catch_terminations()
-        })
+        .get_or_init(|| catch().map_err(SignalError::Install))
         .as_ref()
         .map(|_| ())
 }
 
-/// Records a SIGTERM or SIGHUP; only an atomic store, which is safe in a
-/// signal handler.
-#[cfg(unix)]
-extern "C" fn on_termination(signal: libc::c_int) {
-    TERMINATION.store(signal, Ordering::SeqCst);
-}
-
-/// Installs [`on_termination`] for SIGTERM and SIGHUP.
-#[cfg(unix)]
-fn catch_terminations() -> Result<(), SignalError> {
-    for (signal, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")] {
-        // SAFETY: `sigaction` is plain data, for which all zeroes is a valid
-        // value (no flags, no handler), then filled in; the handler only
-        // stores to an atomic, which is async-signal-safe. SA_RESTART keeps
-        // the runner's reads and writes from failing with EINTR.
-        let result = unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction =
-                on_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut())
-        };
-        if result != 0 {
-            return Err(SignalError::Termination {
-                name,
-                problem: std::io::Error::last_os_error(),
-            });
+/// Counts one signal and calls the hook.
+fn arrived(number: i32) {
+    match termination_name(number) {
+        Some(_) => TERMINATION.store(number, Ordering::SeqCst),
+        None => {
+            INTERRUPTS.fetch_add(1, Ordering::SeqCst);
         }
     }
+    if let Some(hook) = HOOK.get() {
+        hook();
+    }
+}
+
+/// Receives SIGINT, SIGTERM and SIGHUP on a thread of their own.
+#[cfg(unix)]
+fn catch() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            for number in signals.forever() {
+                arrived(number);
+            }
+        })?;
     Ok(())
 }
 
-/// No termination signals to catch here.
+/// Catches Ctrl-C.
 #[cfg(not(unix))]
-fn catch_terminations() -> Result<(), SignalError> {
-    Ok(())
+fn catch() -> std::io::Result<()> {
+    ctrlc::set_handler(|| arrived(2)).map_err(std::io::Error::other)
 }

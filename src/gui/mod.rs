@@ -322,19 +322,15 @@ pub fn run(args: &Settings) -> Result<(), GuiError> {
 /// process groups: what they started too) before the GUI ends; the
 /// engines run in groups of their own, which the signal does not reach.
 fn end_engines_on_signals() {
-    if let Err(e) = signal::install() {
-        eprintln!("ultimo gui: {e}; the outside engines may outlive it");
-        return;
-    }
-    thread::spawn(|| {
-        loop {
-            if let Some(status) = signal::exit_status() {
-                kill_all_engines();
-                std::process::exit(status);
-            }
-            thread::sleep(Duration::from_millis(50));
+    signal::on_signal(|| {
+        if let Some(status) = signal::exit_status() {
+            kill_all_engines();
+            std::process::exit(status);
         }
     });
+    if let Err(e) = signal::install() {
+        eprintln!("ultimo gui: {e}; the outside engines may outlive it");
+    }
 }
 
 fn is_loopback(host: &str) -> bool {
