@@ -200,40 +200,30 @@ impl std::error::Error for FenError {}
 impl FromStr for Position {
     type Err = FenError;
 
+    /// Reads a FEN: first its text ([`Setup::read`]), then whether the
+    /// position it gives can arise ([`Setup::position`]).
     fn from_str(s: &str) -> Result<Position, FenError> {
+        Setup::read(s)?.position()
+    }
+}
+
+/// What a FEN's text says, before any check that the position can arise
+/// (as shakmaty's `Setup` before its `Position`).
+struct Setup {
+    marks: [u128; 2],
+    side: Player,
+    fullmove: u32,
+    last: Option<Move>,
+}
+
+impl Setup {
+    /// The four fields of a FEN, each read on its own.
+    fn read(s: &str) -> Result<Setup, FenError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         let [grid, side, fullmove, last] = fields[..] else {
             return Err(FenError::FieldCount(fields.len()));
         };
-        let ranks: Vec<&str> = grid.split('/').collect();
-        if ranks.len() != 9 {
-            return Err(FenError::RankCount(ranks.len()));
-        }
-        let mut marks = [0u128; 2];
-        for (row, text) in ranks.iter().enumerate() {
-            let rank = 9 - row as u8;
-            let mut col = 0u8;
-            for ch in text.chars() {
-                let (run, mark) = match ch {
-                    'x' => (1, Some(Player::X)),
-                    'o' => (1, Some(Player::O)),
-                    '1'..='9' => (ch as u8 - b'0', None),
-                    _ => return Err(FenError::BadChar { rank, ch }),
-                };
-                if col + run > 9 {
-                    return Err(FenError::RankTooLong { rank });
-                }
-                if let Some(p) = mark {
-                    let m =
-                        Move::from_grid(col, row as u8).ok_or(FenError::RankTooLong { rank })?;
-                    marks[p.index()] |= 1u128 << m.bit();
-                }
-                col += run;
-            }
-            if col < 9 {
-                return Err(FenError::RankTooShort { rank });
-            }
-        }
+        let marks = read_grid(grid)?;
         let side = match side {
             "x" => Player::X,
             "o" => Player::O,
@@ -251,7 +241,24 @@ impl FromStr for Position {
                     .map_err(|_| FenError::BadLastMove(last.to_string()))?,
             ),
         };
+        Ok(Setup {
+            marks,
+            side,
+            fullmove,
+            last,
+        })
+    }
 
+    /// The position, if it can arise: the marks' counts fit the side to
+    /// move and the move number, the last move is the mover's, no board
+    /// (nor the game) is won by both, and the side to move has not won.
+    fn position(self) -> Result<Position, FenError> {
+        let Setup {
+            marks,
+            side,
+            fullmove,
+            last,
+        } = self;
         let (x, o) = (marks[0].count_ones(), marks[1].count_ones());
         let counts_fit = match side {
             Player::X => x == o,
@@ -291,6 +298,40 @@ impl FromStr for Position {
         }
         Ok(pos)
     }
+}
+
+/// The marks of a FEN's grid: nine ranks, 9 to 1, of `x`, `o` and runs of
+/// empty cells.
+fn read_grid(grid: &str) -> Result<[u128; 2], FenError> {
+    let ranks: Vec<&str> = grid.split('/').collect();
+    if ranks.len() != 9 {
+        return Err(FenError::RankCount(ranks.len()));
+    }
+    let mut marks = [0u128; 2];
+    for (row, text) in ranks.iter().enumerate() {
+        let rank = 9 - row as u8;
+        let mut col = 0u8;
+        for ch in text.chars() {
+            let (run, mark) = match ch {
+                'x' => (1, Some(Player::X)),
+                'o' => (1, Some(Player::O)),
+                '1'..='9' => (ch as u8 - b'0', None),
+                _ => return Err(FenError::BadChar { rank, ch }),
+            };
+            if col + run > 9 {
+                return Err(FenError::RankTooLong { rank });
+            }
+            if let Some(p) = mark {
+                let m = Move::from_grid(col, row as u8).ok_or(FenError::RankTooLong { rank })?;
+                marks[p.index()] |= 1u128 << m.bit();
+            }
+            col += run;
+        }
+        if col < 9 {
+            return Err(FenError::RankTooShort { rank });
+        }
+    }
+    Ok(marks)
 }
 
 impl fmt::Display for Position {

@@ -293,6 +293,17 @@ impl Scanner<'_> {
         }
     }
 
+    /// Reads a NAG (`$` is next): its number, `None` past 255.
+    fn nag(&mut self) -> Option<u8> {
+        self.bump();
+        let mut nag: u32 = 0;
+        while let Some(d) = self.peek().and_then(|c| c.to_digit(10)) {
+            nag = (nag * 10 + d).min(u32::from(u8::MAX) + 1);
+            self.bump();
+        }
+        u8::try_from(nag).ok()
+    }
+
     /// Reads a symbol (its first character is next).
     fn symbol(&mut self) -> &str {
         let start = self.pos;
@@ -408,24 +419,13 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
             }
             '{' => {
                 let comment = s.comment()?;
-                match game.moves.last_mut() {
-                    Some(mv) if mv.comment.is_none() => mv.comment = Some(comment),
-                    Some(_) => {}
-                    None if game.comment.is_none() => game.comment = Some(comment),
-                    None => {}
-                }
+                add_comment(&mut game, comment);
             }
             '(' => s.variation()?,
             ')' => return Err((line, PgnProblem::UnopenedVariation)),
             '$' => {
-                s.bump();
-                let mut nag: u32 = 0;
-                while let Some(d) = s.peek().and_then(|c| c.to_digit(10)) {
-                    nag = (nag * 10 + d).min(u32::from(u8::MAX) + 1);
-                    s.bump();
-                }
                 // NAGs run from 0 to 255; one out of range is skipped.
-                if let (Some(mv), Ok(nag)) = (game.moves.last_mut(), u8::try_from(nag)) {
+                if let (Some(nag), Some(mv)) = (s.nag(), game.moves.last_mut()) {
                     mv.nags.push(nag);
                 }
             }
@@ -440,47 +440,71 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
                     game.result = result;
                     break;
                 }
-                let mut token = token;
-                // `8.6` is two move numbers, as `8. 6` is (and as the
-                // writer's `6` reads back).
-                while let Some((turn, rest)) = move_number(token) {
-                    if game.moves.is_empty() && numbered.is_none() {
-                        numbered = Some(turn);
-                    }
-                    token = rest;
-                }
-                let text = token.trim_end_matches(['!', '?']);
-                // Digits alone are a move number (`6!!` too), never a move:
-                // the writer would write them as one.
-                if !text.is_empty() && !text.bytes().all(|b| b.is_ascii_digit()) {
-                    let nags = suffix_nag(&token[text.len()..]).into_iter().collect();
-                    game.moves.push(PgnMove {
-                        text: text.to_string(),
-                        nags,
-                        comment: None,
-                        line,
-                    });
-                }
+                add_token(&mut game, &mut numbered, token, line);
             }
             c => return Err((line, PgnProblem::UnexpectedChar(c))),
         }
     }
     game.first = numbered.unwrap_or(Turn::START);
-    if let Some(tag) = game.tag("Result") {
-        let Some(tag) = PgnResult::parse(tag) else {
-            return Err((game.line, PgnProblem::ResultTag(shorten(tag))));
-        };
-        if tag != game.result {
-            return Err((
-                s.line,
-                PgnProblem::ResultMismatch {
-                    tag,
-                    movetext: game.result,
-                },
-            ));
-        }
-    }
+    check_result_tag(&game, s.line)?;
     Ok(game)
+}
+
+/// A comment read after the last move (it is that move's, unless it has
+/// one), or before the first (the game's).
+fn add_comment(game: &mut PgnGame, comment: String) {
+    match game.moves.last_mut() {
+        Some(mv) if mv.comment.is_none() => mv.comment = Some(comment),
+        Some(_) => {}
+        None if game.comment.is_none() => game.comment = Some(comment),
+        None => {}
+    }
+}
+
+/// A symbol of the movetext on `line` that is no result: move numbers
+/// (the first sets `numbered`), then a move with its suffix, if any.
+fn add_token(game: &mut PgnGame, numbered: &mut Option<Turn>, mut token: &str, line: usize) {
+    // `8.6` is two move numbers, as `8. 6` is (and as the writer's `6`
+    // reads back).
+    while let Some((turn, rest)) = move_number(token) {
+        if game.moves.is_empty() && numbered.is_none() {
+            *numbered = Some(turn);
+        }
+        token = rest;
+    }
+    let text = token.trim_end_matches(['!', '?']);
+    // Digits alone are a move number (`6!!` too), never a move: the writer
+    // would write them as one.
+    if !text.is_empty() && !text.bytes().all(|b| b.is_ascii_digit()) {
+        let nags = suffix_nag(&token[text.len()..]).into_iter().collect();
+        game.moves.push(PgnMove {
+            text: text.to_string(),
+            nags,
+            comment: None,
+            line,
+        });
+    }
+}
+
+/// The `Result` tag, if any, names a result and the one the movetext
+/// ends with (`line`, the movetext's end, for the error).
+fn check_result_tag(game: &PgnGame, line: usize) -> Result<(), (usize, PgnProblem)> {
+    let Some(tag) = game.tag("Result") else {
+        return Ok(());
+    };
+    let Some(tag) = PgnResult::parse(tag) else {
+        return Err((game.line, PgnProblem::ResultTag(shorten(tag))));
+    };
+    if tag != game.result {
+        return Err((
+            line,
+            PgnProblem::ResultMismatch {
+                tag,
+                movetext: game.result,
+            },
+        ));
+    }
+    Ok(())
 }
 
 /// A decimal `text` with at most `places` digits after the point, times

@@ -77,6 +77,27 @@ enum Leaf {
     Value(u32, u32),
 }
 
+/// What an iteration found on its way down, for the backup.
+#[derive(Default)]
+struct Found {
+    /// Whether it proved a node (the proofs go up with the result).
+    newly_proven: bool,
+    /// Whether its leaf was valued (a playout or the evaluator), not
+    /// proven or ended.
+    played: bool,
+}
+
+/// What to do at a node that is not expanded yet.
+enum AtNode {
+    /// Back up this value.
+    Leaf(Leaf),
+    /// Look at the node again (it changed: proven, or expanded by
+    /// another thread).
+    Again,
+    /// Go down into its children.
+    Descend,
+}
+
 /// A node on the current path, with the virtual visits this thread added
 /// to it.
 #[derive(Copy, Clone, Debug)]
@@ -173,9 +194,7 @@ impl<G: Game> Worker<G> {
             idx: 0,
             virtual_visits: 0,
         });
-        let mut newly_proven = false;
-        let mut played = false;
-        let puct = eval.filter(|_| tree.with_priors());
+        let mut found = Found::default();
         let leaf = loop {
             let node = tree.node(idx);
             if let Some(proof) = node.verdict() {
@@ -187,87 +206,133 @@ impl<G: Game> Worker<G> {
                 break Leaf::Outcome(proof_outcome(proof, tree.mover(self.path.len() - 1)));
             }
             if !node.is_expanded() {
-                if idx != 0
-                    && let Some(e) = puct
-                {
-                    // PUCT: expanded and valued at once, the value's pass
-                    // giving the children's priors.
-                    let priors = Some((e, &mut self.priors));
-                    match tree.expand(idx, &pos, params, &mut self.cursor, priors) {
-                        Expansion::Created(v) => {
-                            played = true;
-                            let v = v.unwrap_or_else(|| e.evaluate(&pos));
-                            break self.leaf_value(tree, v, &pos, params, e);
-                        }
-                        Expansion::Full => {
-                            played = true;
-                            break self.evaluate(tree, e, &pos, params);
-                        }
-                        Expansion::Proven => newly_proven = true,
-                        // Another thread is evaluating this leaf: its
-                        // children come in a few microseconds.
-                        Expansion::Busy => wait_for_children(node),
-                        Expansion::Expanded => {}
-                    }
-                    continue;
-                }
-                let expand = idx == 0 || node.visits() >= params.expand_visits;
-                let expansion = if expand {
-                    tree.expand(idx, &pos, params, &mut self.cursor, None)
-                } else {
-                    Expansion::Full
-                };
-                match expansion {
-                    Expansion::Created(_) | Expansion::Expanded => {}
-                    Expansion::Proven => {
-                        newly_proven = true;
-                        continue;
-                    }
-                    // Not to be expanded yet, no room, or another thread
-                    // expanding it: a playout from here.
-                    Expansion::Full | Expansion::Busy => {
-                        played = true;
-                        break match eval {
-                            None => Leaf::Outcome(self.playout(pos, params)),
-                            Some(e) => self.evaluate(tree, e, &pos, params),
-                        };
-                    }
+                match self.expand_or_value(tree, idx, &pos, params, eval, &mut found) {
+                    AtNode::Leaf(leaf) => break leaf,
+                    AtNode::Again => continue,
+                    AtNode::Descend => {}
                 }
             }
-            // The root's statistics and its children's as this thread knows
-            // them.
-            let (pending, child_pending) = if idx != 0 {
-                ((0, 0), &[][..])
-            } else if shared {
-                (self.root_pending, &self.child_pending[..])
-            } else {
-                (self.root_pending, &[][..])
-            };
-            let child = tree.select(idx, params, pending, child_pending, &mut self.values);
-            let node = tree.node(child);
-            // No virtual loss on the root's children: a thread's visits to
-            // them wait in its own counts (see `ROOT_FLUSH`).
-            let virtual_visits = if shared && idx != 0 {
-                node.add(VIRTUAL_LOSS as i32, 0);
-                VIRTUAL_LOSS
-            } else {
-                0
-            };
-            pos.play_unchecked(node.mv());
+            let (child, outcome) = self.descend(tree, idx, &mut pos, params, shared, &mut found);
             idx = child;
-            self.path.push(Step {
-                idx: child as u32,
-                virtual_visits,
-            });
-            if let Some(o) = pos.outcome() {
-                let mover = tree.mover(self.path.len() - 1);
-                if params.solver && node.prove(o.verdict_for(mover), 0) {
-                    newly_proven = true;
-                }
+            if let Some(o) = outcome {
                 break Leaf::Outcome(o);
             }
         };
-        self.backpropagate(tree, share, leaf, newly_proven, played, shared);
+        self.backpropagate(tree, share, leaf, found.newly_proven, found.played, shared);
+    }
+
+    /// At node `idx` (position `pos`), not expanded yet: expands it when
+    /// it is due, or values it (a playout, or the evaluator; with PUCT,
+    /// expanded and valued at once, the value's pass giving the children's
+    /// priors).
+    #[inline(always)]
+    fn expand_or_value(
+        &mut self,
+        tree: &Tree<G>,
+        idx: usize,
+        pos: &G,
+        params: &Params,
+        eval: Option<&dyn Evaluator<G>>,
+        found: &mut Found,
+    ) -> AtNode {
+        let node = tree.node(idx);
+        if idx != 0
+            && let Some(e) = eval.filter(|_| tree.with_priors())
+        {
+            let priors = Some((e, &mut self.priors));
+            return match tree.expand(idx, pos, params, &mut self.cursor, priors) {
+                Expansion::Created(v) => {
+                    found.played = true;
+                    let v = v.unwrap_or_else(|| e.evaluate(pos));
+                    AtNode::Leaf(self.leaf_value(tree, v, pos, params, e))
+                }
+                Expansion::Full => {
+                    found.played = true;
+                    AtNode::Leaf(self.evaluate(tree, e, pos, params))
+                }
+                Expansion::Proven => {
+                    found.newly_proven = true;
+                    AtNode::Again
+                }
+                // Another thread is evaluating this leaf: its children come
+                // in a few microseconds.
+                Expansion::Busy => {
+                    wait_for_children(node);
+                    AtNode::Again
+                }
+                Expansion::Expanded => AtNode::Again,
+            };
+        }
+        let expand = idx == 0 || node.visits() >= params.expand_visits;
+        let expansion = if expand {
+            tree.expand(idx, pos, params, &mut self.cursor, None)
+        } else {
+            Expansion::Full
+        };
+        match expansion {
+            Expansion::Created(_) | Expansion::Expanded => AtNode::Descend,
+            Expansion::Proven => {
+                found.newly_proven = true;
+                AtNode::Again
+            }
+            // Not to be expanded yet, no room, or another thread expanding
+            // it: a playout from here.
+            Expansion::Full | Expansion::Busy => {
+                found.played = true;
+                AtNode::Leaf(match eval {
+                    None => Leaf::Outcome(self.playout(*pos, params)),
+                    Some(e) => self.evaluate(tree, e, pos, params),
+                })
+            }
+        }
+    }
+
+    /// From node `idx`, expanded, one step down: selects a child, plays its
+    /// move on `pos` and adds it to the path (with a virtual loss when the
+    /// tree is shared); the child and the game's outcome if it ends there
+    /// (then proved, with the solver).
+    #[inline(always)]
+    fn descend(
+        &mut self,
+        tree: &Tree<G>,
+        idx: usize,
+        pos: &mut G,
+        params: &Params,
+        shared: bool,
+        found: &mut Found,
+    ) -> (usize, Option<Outcome>) {
+        // The root's statistics and its children's as this thread knows
+        // them.
+        let (pending, child_pending) = if idx != 0 {
+            ((0, 0), &[][..])
+        } else if shared {
+            (self.root_pending, &self.child_pending[..])
+        } else {
+            (self.root_pending, &[][..])
+        };
+        let child = tree.select(idx, params, pending, child_pending, &mut self.values);
+        let node = tree.node(child);
+        // No virtual loss on the root's children: a thread's visits to them
+        // wait in its own counts (see `ROOT_FLUSH`).
+        let virtual_visits = if shared && idx != 0 {
+            node.add(VIRTUAL_LOSS as i32, 0);
+            VIRTUAL_LOSS
+        } else {
+            0
+        };
+        pos.play_unchecked(node.mv());
+        self.path.push(Step {
+            idx: child as u32,
+            virtual_visits,
+        });
+        let outcome = pos.outcome();
+        if let Some(o) = outcome {
+            let mover = tree.mover(self.path.len() - 1);
+            if params.solver && node.prove(o.verdict_for(mover), 0) {
+                found.newly_proven = true;
+            }
+        }
+        (child, outcome)
     }
 
     /// The evaluator's value of `pos` (mixed with a playout's result when

@@ -144,21 +144,7 @@ pub fn merge(inputs: Vec<Input>, allow_incomplete: bool) -> Result<Merged, Merge
     let mut cut = Vec::new();
     for input in inputs {
         let Input { name, contents } = input;
-        let Some(settings) = contents.settings else {
-            return Err(MergeError::NoSettings(name));
-        };
-        let part = match Part::recorded(&settings) {
-            None => return Err(MergeError::NotAShard(name)),
-            Some(Err((setting, value))) => {
-                return Err(MergeError::BadPart {
-                    file: name,
-                    name: setting,
-                    value,
-                });
-            }
-            Some(Ok(part)) => part,
-        };
-        let run = run_settings(&settings, part);
+        let (part, run) = shard_of(&name, contents.settings.as_deref())?;
         match &first {
             None => first = Some((name.clone(), run, part)),
             Some((first, there, _)) => {
@@ -179,24 +165,7 @@ pub fn merge(inputs: Vec<Input>, allow_incomplete: bool) -> Result<Merged, Merge
                 file: name,
             });
         }
-        let mut numbers: Vec<u64> = contents.games.iter().map(|g| g.index).collect();
-        numbers.sort_unstable();
-        if let Some(&game) = numbers
-            .iter()
-            .find(|&&i| i >= part.games || !part.shard.has(i))
-        {
-            return Err(MergeError::ForeignGame {
-                file: name,
-                game,
-                part,
-            });
-        }
-        if let Some(w) = numbers.windows(2).find(|w| w[0] == w[1]) {
-            return Err(MergeError::GameTwice {
-                file: name,
-                game: w[0],
-            });
-        }
+        check_games(&name, &contents.games, part)?;
         if contents.truncated {
             if !allow_incomplete {
                 return Err(MergeError::Truncated {
@@ -233,6 +202,52 @@ pub fn merge(inputs: Vec<Input>, allow_incomplete: bool) -> Result<Merged, Merge
         shards: seen.len() as u64,
         missing,
     })
+}
+
+/// The part of a run that the file `name` with `settings` holds, and the
+/// run's settings.
+fn shard_of(
+    name: &str,
+    settings: Option<&[(String, String)]>,
+) -> Result<(Part, RunSettings), MergeError> {
+    let Some(settings) = settings else {
+        return Err(MergeError::NoSettings(name.to_string()));
+    };
+    let part = match Part::recorded(settings) {
+        None => return Err(MergeError::NotAShard(name.to_string())),
+        Some(Err((setting, value))) => {
+            return Err(MergeError::BadPart {
+                file: name.to_string(),
+                name: setting,
+                value,
+            });
+        }
+        Some(Ok(part)) => part,
+    };
+    Ok((part, run_settings(settings, part)))
+}
+
+/// Every game of the file `name` is its shard's and there once.
+fn check_games(name: &str, games: &[GameRecord], part: Part) -> Result<(), MergeError> {
+    let mut numbers: Vec<u64> = games.iter().map(|g| g.index).collect();
+    numbers.sort_unstable();
+    if let Some(&game) = numbers
+        .iter()
+        .find(|&&i| i >= part.games || !part.shard.has(i))
+    {
+        return Err(MergeError::ForeignGame {
+            file: name.to_string(),
+            game,
+            part,
+        });
+    }
+    if let Some(w) = numbers.windows(2).find(|w| w[0] == w[1]) {
+        return Err(MergeError::GameTwice {
+            file: name.to_string(),
+            game: w[0],
+        });
+    }
+    Ok(())
 }
 
 /// The name that stands for `shard` in [`run_settings`].

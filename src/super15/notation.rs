@@ -263,31 +263,31 @@ fn read_rank(text: &str, rank: u8) -> Result<Vec<Option<(bool, Piece)>>, FenErro
 impl FromStr for Position {
     type Err = FenError;
 
+    /// Reads a FEN: first its text ([`Setup::read`]), then whether the
+    /// position it gives can arise ([`Setup::position`]).
     fn from_str(s: &str) -> Result<Position, FenError> {
+        Setup::read(s)?.position()
+    }
+}
+
+/// What a FEN's text says, before any check that the position can arise
+/// (as shakmaty's `Setup` before its `Position`).
+struct Setup {
+    pieces: Vec<(Square, Piece)>,
+    side: Player,
+    quiet: u32,
+    ply: u32,
+}
+
+impl Setup {
+    /// The four fields of a FEN, each read on its own, and the ply they
+    /// give within the game's limit.
+    fn read(s: &str) -> Result<Setup, FenError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         let [board, side, quiet, fullmove] = fields[..] else {
             return Err(FenError::FieldCount(fields.len()));
         };
-        let ranks: Vec<&str> = board.split('/').collect();
-        if ranks.len() != RANKS as usize {
-            return Err(FenError::RankCount(ranks.len()));
-        }
-        let mut pieces = Vec::with_capacity(CELLS);
-        for (row, text) in ranks.iter().enumerate() {
-            let rank = RANKS - row as u8;
-            for (file, cell) in read_rank(text, rank)?.into_iter().enumerate() {
-                let square = Square::new(file as u8, rank - 1).expect("a cell of the board");
-                if let Some((is_super, piece)) = cell {
-                    if square.is_central() {
-                        return Err(FenError::Central { square });
-                    }
-                    if is_super != piece.is_super() {
-                        return Err(FenError::SuperMismatch { square });
-                    }
-                    pieces.push((square, piece));
-                }
-            }
-        }
+        let pieces = read_board(board)?;
         let side = match side {
             "x" => Player::X,
             "o" => Player::O,
@@ -307,11 +307,27 @@ impl FromStr for Position {
         if ply > PLY_LIMIT as u64 {
             return Err(FenError::PastLimit { fullmove });
         }
-        let ply = ply as u32;
+        Ok(Setup {
+            pieces,
+            side,
+            quiet,
+            ply: ply as u32,
+        })
+    }
+
+    /// The position, if it can arise: no more pieces of a number than the
+    /// start has, no more value, the player who just moved with more than
+    /// one piece, and no more quiet plies than plies.
+    fn position(self) -> Result<Position, FenError> {
+        let Setup {
+            pieces,
+            side,
+            quiet,
+            ply,
+        } = self;
         if quiet > ply {
             return Err(FenError::QuietPastPly { quiet, ply });
         }
-
         for player in [Player::X, Player::O] {
             for number in 1..=5u8 {
                 let count = pieces
@@ -337,7 +353,6 @@ impl FromStr for Position {
         if pieces.iter().filter(|(_, p)| p.owner == mover).count() <= 1 {
             return Err(FenError::MoverLost(mover));
         }
-
         let mut pos = Position::empty(side, quiet as u16, ply as u16);
         for (square, piece) in pieces {
             pos.put(square, piece);
@@ -345,6 +360,32 @@ impl FromStr for Position {
         pos.outcome = pos.judge();
         Ok(pos)
     }
+}
+
+/// The pieces of a FEN's board: eight ranks, 8 to 1, none on the central
+/// cells, a super piece marked as such.
+fn read_board(board: &str) -> Result<Vec<(Square, Piece)>, FenError> {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != RANKS as usize {
+        return Err(FenError::RankCount(ranks.len()));
+    }
+    let mut pieces = Vec::with_capacity(CELLS);
+    for (row, text) in ranks.iter().enumerate() {
+        let rank = RANKS - row as u8;
+        for (file, cell) in read_rank(text, rank)?.into_iter().enumerate() {
+            let square = Square::new(file as u8, rank - 1).expect("a cell of the board");
+            if let Some((is_super, piece)) = cell {
+                if square.is_central() {
+                    return Err(FenError::Central { square });
+                }
+                if is_super != piece.is_super() {
+                    return Err(FenError::SuperMismatch { square });
+                }
+                pieces.push((square, piece));
+            }
+        }
+    }
+    Ok(pieces)
 }
 
 impl fmt::Display for Position {
