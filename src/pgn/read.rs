@@ -445,7 +445,12 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
             c => return Err((line, PgnProblem::UnexpectedChar(c))),
         }
     }
-    game.first = numbered.unwrap_or(Turn::START);
+    // A move number before no move numbers nothing (the writer writes
+    // none).
+    game.first = match game.moves.is_empty() {
+        true => Turn::START,
+        false => numbered.unwrap_or(Turn::START),
+    };
     check_result_tag(&game, s.line)?;
     Ok(game)
 }

@@ -617,3 +617,13 @@ fn digits_with_a_suffix_are_no_move() {
     let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(moves, ["e5", "e4", "d2"]);
 }
+
+/// Found by fuzzing: a move number before no move (`4 *`) set the first
+/// turn, which the writer, writing no move, could not keep.
+#[test]
+fn a_move_number_without_moves_numbers_nothing() {
+    let game = read_one("[Event \"e\"]\n\n4. *\n");
+    assert_eq!(game.first, Turn::START);
+    let again = read_one(&write_games(std::slice::from_ref(&game)));
+    assert_eq!(unlined(again), unlined(game));
+}
