@@ -200,8 +200,8 @@ impl std::error::Error for FenError {}
 impl FromStr for Position {
     type Err = FenError;
 
-    /// Reads a FEN: first its text ([`Setup::read`]), then whether the
-    /// position it gives can arise ([`Setup::position`]).
+    /// Reads a FEN: first its text (`Setup::read`), then whether the
+    /// position it gives can arise (`Setup::position`).
     fn from_str(s: &str) -> Result<Position, FenError> {
         Setup::read(s)?.position()
     }

@@ -23,6 +23,7 @@ pub mod engines;
 pub mod game;
 pub mod http;
 pub mod load;
+pub mod page;
 pub mod session;
 pub mod solve;
 

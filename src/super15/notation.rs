@@ -263,8 +263,8 @@ fn read_rank(text: &str, rank: u8) -> Result<Vec<Option<(bool, Piece)>>, FenErro
 impl FromStr for Position {
     type Err = FenError;
 
-    /// Reads a FEN: first its text ([`Setup::read`]), then whether the
-    /// position it gives can arise ([`Setup::position`]).
+    /// Reads a FEN: first its text (`Setup::read`), then whether the
+    /// position it gives can arise (`Setup::position`).
     fn from_str(s: &str) -> Result<Position, FenError> {
         Setup::read(s)?.position()
     }
