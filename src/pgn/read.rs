@@ -440,7 +440,10 @@ fn read_game(s: &mut Scanner) -> Result<PgnGame, (usize, PgnProblem)> {
                     game.result = result;
                     break;
                 }
-                add_token(&mut game, &mut numbered, token, line);
+                if let Some(result) = add_token(&mut game, &mut numbered, token, line) {
+                    game.result = result;
+                    break;
+                }
             }
             c => return Err((line, PgnProblem::UnexpectedChar(c))),
         }
@@ -467,8 +470,15 @@ fn add_comment(game: &mut PgnGame, comment: String) {
 }
 
 /// A symbol of the movetext on `line` that is no result: move numbers
-/// (the first sets `numbered`), then a move with its suffix, if any.
-fn add_token(game: &mut PgnGame, numbered: &mut Option<Turn>, mut token: &str, line: usize) {
+/// (the first sets `numbered`), then a move with its suffix, if any, or a
+/// result (`1.1-0` ends the game as `1. 1-0` does, and as the writer's
+/// `1-0` reads back), which is returned.
+fn add_token(
+    game: &mut PgnGame,
+    numbered: &mut Option<Turn>,
+    mut token: &str,
+    line: usize,
+) -> Option<PgnResult> {
     // `8.6` is two move numbers, as `8. 6` is (and as the writer's `6`
     // reads back).
     while let Some((turn, rest)) = move_number(token) {
@@ -476,6 +486,9 @@ fn add_token(game: &mut PgnGame, numbered: &mut Option<Turn>, mut token: &str, l
             *numbered = Some(turn);
         }
         token = rest;
+    }
+    if let Some(result) = PgnResult::parse(token) {
+        return Some(result);
     }
     let text = token.trim_end_matches(['!', '?']);
     // Digits alone are a move number (`6!!` too), never a move: the writer
@@ -489,6 +502,7 @@ fn add_token(game: &mut PgnGame, numbered: &mut Option<Turn>, mut token: &str, l
             line,
         });
     }
+    None
 }
 
 /// The `Result` tag, if any, names a result and the one the movetext
