@@ -471,8 +471,8 @@ fn add_comment(game: &mut PgnGame, comment: String) {
 
 /// A symbol of the movetext on `line` that is no result: move numbers
 /// (the first sets `numbered`), then a move with its suffix, if any, or a
-/// result (`1.1-0` ends the game as `1. 1-0` does, and as the writer's
-/// `1-0` reads back), which is returned.
+/// result (`1.1-0` and `1-0!?` end the game as `1. 1-0` does, and as the
+/// writer's `1-0` reads back), which is returned.
 fn add_token(
     game: &mut PgnGame,
     numbered: &mut Option<Turn>,
@@ -487,10 +487,12 @@ fn add_token(
         }
         token = rest;
     }
-    if let Some(result) = PgnResult::parse(token) {
+    let text = token.trim_end_matches(['!', '?']);
+    // A result, with or without a suffix (`1-0!?`), ends the game: the
+    // writer would write such a move as the result.
+    if let Some(result) = PgnResult::parse(text) {
         return Some(result);
     }
-    let text = token.trim_end_matches(['!', '?']);
     // Digits alone are a move number (`6!!` too), never a move: the writer
     // would write them as one.
     if !text.is_empty() && !text.bytes().all(|b| b.is_ascii_digit()) {

@@ -628,15 +628,18 @@ fn a_move_number_without_moves_numbers_nothing() {
     assert_eq!(unlined(again), unlined(game));
 }
 
-/// Found by fuzzing: `0.1-0` read as move number 0 and a move `1-0`, which
-/// the writer wrote as `1-0`, read back as the result. A result after a
-/// move number's dots is the result.
+/// Found by fuzzing: `0.1-0` read as move number 0 and a move `1-0`, and
+/// `1-0!?` as a move `1-0`, which the writer wrote as `1-0`, read back as
+/// the result. A result after a move number's dots, or before a suffix, is
+/// the result.
 #[test]
 fn a_result_after_a_move_number_ends_the_game() {
-    let game = read_one("[Result \"1-0\"]\n\n1. e5 2.1-0\n");
-    let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
-    assert_eq!(moves, ["e5"]);
-    assert_eq!(game.result, PgnResult::XWins);
-    let again = read_one(&write_games(std::slice::from_ref(&game)));
-    assert_eq!(unlined(again), unlined(game));
+    for text in ["1. e5 2.1-0\n", "1. e5 1-0!?\n"] {
+        let game = read_one(&format!("[Result \"1-0\"]\n\n{text}"));
+        let moves: Vec<&str> = game.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(moves, ["e5"], "{text}");
+        assert_eq!(game.result, PgnResult::XWins);
+        let again = read_one(&write_games(std::slice::from_ref(&game)));
+        assert_eq!(unlined(again), unlined(game));
+    }
 }
