@@ -1501,16 +1501,22 @@ fn clicks_on_a_fresh_page_always_play() {
         "the analysis",
         "return location.search === '' && document.querySelectorAll('#lines tr').length > 0;",
     );
-    s.js("window.boardChanges = 0; new MutationObserver((l) => { window.boardChanges += l.length; }).observe(document.querySelector('#board'), { subtree: true, childList: true, attributes: true });");
+    // The best move's arrow may move as the analysis deepens: counted
+    // apart from the rest of the board.
+    s.js("window.boardChanges = 0; window.arrowChanges = 0; new MutationObserver((l) => { for (const m of l) { if (m.target.closest && m.target.closest('.arrow')) window.arrowChanges++; else window.boardChanges++; } }).observe(document.querySelector('#board'), { subtree: true, childList: true, attributes: true });");
     let lines = s.js("return document.querySelector('#lines').textContent;");
     std::thread::sleep(Duration::from_secs(2));
     let changes = s
         .js("return window.boardChanges;")
         .as_u64()
         .expect("a count");
+    let arrow = s
+        .js("return window.arrowChanges;")
+        .as_u64()
+        .expect("a count");
     let later = s.js("return document.querySelector('#lines').textContent;");
-    eprintln!("board changes in 2 s of analysis: {changes}");
+    eprintln!("board changes in 2 s of analysis: {changes}, and {arrow} of the best move's arrow");
     assert_ne!(lines, later, "the analysis went on");
-    assert!(changes <= 60, "the board changed {changes} times in 2 s");
+    assert!(changes <= 10, "the board changed {changes} times in 2 s");
     assert_eq!(s.console_errors(), Vec::<String>::new());
 }

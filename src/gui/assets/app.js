@@ -191,17 +191,30 @@ function drawArrow(s) {
 let boardKey = null;
 function boardText(s) {
   const live = currentLive(s);
-  const best = s.analysis && live && live.lines.length && !s.outcome ? live.lines[0].mv : null;
   const heat = $("heat").checked && live ? live.heat : null;
   return JSON.stringify([builtFor, s.fen, s.legal, s.outcome, s.last, s.boards, s.cells, s.pieces, s.central,
-    selected, best, heat]);
+    selected, heat]);
+}
+// The best move's arrow, drawn again alone when only it changes.
+let arrowKey = null;
+function arrowText(s) {
+  const live = currentLive(s);
+  return s.analysis && live && live.lines.length && !s.outcome ? live.lines[0].mv : null;
 }
 
 function drawBoard(s) {
   ensureBoard(s.game);
   const key = boardText(s);
-  if (key === boardKey) return;
+  const arrow = arrowText(s);
+  if (key === boardKey) {
+    if (arrow !== arrowKey) {
+      arrowKey = arrow;
+      drawArrow(s);
+    }
+    return;
+  }
   boardKey = key;
+  arrowKey = arrow;
   if (s.game === "super15") return drawSuper15(s);
   layers.marks.replaceChildren();
   layers.big.replaceChildren();
