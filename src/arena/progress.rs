@@ -1,62 +1,51 @@
 //! The match's progress on standard error: a line per game when piped, or
-//! on a terminal an updating status line below the lines that stay.
+//! on a terminal a bar below the lines that stay.
 
-use std::io::{self, IsTerminal, Write};
+use crate::display::Style;
+use crate::display::progress::Progress as Bar;
 
 use super::openings::ArenaGame;
 use super::record::{self, GameRecord};
 
-/// Progress on standard error: plain lines, or on a terminal an updating
-/// status line below the lines that stay.
+/// The match's progress on standard error: a line per game when piped; on
+/// a terminal a bar (games played, time left, the score) below the lines
+/// that stay.
 pub(super) struct Progress {
-    terminal: bool,
-    status_shown: bool,
+    bar: Bar,
 }
 
 impl Progress {
-    /// Progress on standard error, a status line where it is a terminal
-    /// (not `TERM=dumb`).
-    pub(super) fn new() -> Progress {
-        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    /// Progress of a match of `games` games on standard error, a bar where
+    /// it is a terminal (not `TERM=dumb`).
+    pub(super) fn new(games: u64) -> Progress {
         Progress {
-            terminal: io::stderr().is_terminal() && !dumb,
-            status_shown: false,
+            bar: Bar::new("match", games, Style::for_stderr().live),
         }
     }
 
     /// A line that stays.
     pub(super) fn line(&mut self, text: &str) {
-        let mut err = io::stderr().lock();
-        if self.status_shown {
-            let _ = write!(err, "\r\x1b[K");
-            self.status_shown = false;
-        }
-        let _ = writeln!(err, "{text}");
+        self.bar.line(text);
     }
 
-    /// A finished game (`text`), its pairing's score so far (`score`) and
-    /// the state of the match (`status`, which starts with the games
-    /// played): one line when piped (with `status` when it says more than
-    /// the score); on a terminal the status line, with faults on a line of
-    /// their own above it.
-    pub(super) fn game(&mut self, text: &str, score: &str, status: &str, fault: bool) {
-        if !self.terminal {
+    /// A finished game (`text`), its pairing's score so far (`score`), the
+    /// games played and the state of the match (`status`): one line when
+    /// piped; on a terminal the bar, with faults on a line of their own
+    /// above it.
+    pub(super) fn game(&mut self, text: &str, score: &str, played: u64, status: &str, fault: bool) {
+        if !self.bar.is_live() {
             self.line(&format!("{text}; {score}"));
             return;
         }
         if fault {
             self.line(text);
         }
-        let _ = write!(io::stderr().lock(), "\r\x1b[K{status}");
-        self.status_shown = true;
+        self.bar.set(played, status.to_string());
     }
 
-    /// Ends the status line.
+    /// Clears the bar.
     pub(super) fn finish(&mut self) {
-        if self.status_shown {
-            let _ = writeln!(io::stderr().lock());
-            self.status_shown = false;
-        }
+        self.bar.finish();
     }
 }
 

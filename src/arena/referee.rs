@@ -82,7 +82,7 @@ impl<'a, G: ArenaGame> Referee<'a, G> {
             standings: plan.standings(),
             started,
             record,
-            progress: Progress::new(),
+            progress: Progress::new(plan.run_games()),
             stop: None,
             error: None,
             seen_interrupts: 0,
@@ -126,13 +126,12 @@ impl<'a, G: ArenaGame> Referee<'a, G> {
         let text = game_text(&game, self.plan.all_games());
         let played = self.standings.games();
         let running = self.started.load(Ordering::SeqCst).saturating_sub(played);
-        let total = self.plan.run_games();
         let pairings = match self.plan.specs.len() {
             2 => score.clone(),
             _ => self.standings.status(),
         };
-        let status = format!("{played}/{total} games, {running} running: {pairings}");
-        self.progress.game(&text, &score, &status, fault);
+        let status = format!("{pairings}; {running} running");
+        self.progress.game(&text, &score, played, &status, fault);
         let decided = match (&self.plan.sprt, self.standings.tallies().next()) {
             (Some(sprt), Some(tally)) => {
                 sprt.state(&tally.penta).decision() != SprtDecision::Continue

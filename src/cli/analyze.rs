@@ -4,7 +4,7 @@
 //! with `--infinite`), or a whole game with `--review` (every position
 //! searched, every move judged: see [`crate::review`]).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -13,13 +13,14 @@ use super::{PositionArgs, SearchArgs, position_from, seconds};
 use crate::client::signal;
 use crate::display::Style;
 use crate::display::board::Board;
+use crate::display::progress::Progress;
 use crate::display::score::table;
 use crate::engine::Eval;
 use crate::engine::NetGame;
 use crate::engine::SearchRequest;
 use crate::game::{Game, GameKind, Notation, Verdict};
 use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
-use crate::review::{self, Progress, Review};
+use crate::review::{self, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
 use std::hash::Hash;
@@ -228,7 +229,11 @@ fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Resu
         multipv: args.multipv as usize,
         options,
         eval: args.eval.eval,
-        style: Style::for_terminal(io::stdout().is_terminal() && !args.json),
+        style: if args.json {
+            Style::PLAIN
+        } else {
+            Style::for_stdout()
+        },
     };
     let interrupted = interruptible();
     if args.infinite {
@@ -332,9 +337,12 @@ fn review_and_print<G: Board + NetGame + PgnNotation + Hash>(
         Some(path) => Some((path, open_append(path)?)),
         None => None,
     };
-    let stderr_style = Style::for_terminal(io::stderr().is_terminal());
     let interrupted = interruptible();
-    let review = run_review(&settings, interrupted, &mut io::stderr(), stderr_style)?;
+    let positions = (settings.moves.len() + 1) as u64;
+    let mut progress =
+        Progress::new("review", positions, Style::for_stderr().live).lines_every(Duration::ZERO);
+    let review = run_review(&settings, interrupted, &mut progress)?;
+    progress.finish();
     print_review(&review, settings.json, &mut io::stdout())?;
     if let Some((path, file)) = &mut out_file {
         review::annotate(&review, &mut game, &annotator);
@@ -409,8 +417,9 @@ pub fn run<G: Board + NetGame>(
     let mut drawn = 0usize;
     let multipv = settings.multipv;
     // The redraw moves the cursor with escape codes: only where the one
-    // terminal policy allows them (a terminal, no NO_COLOR, not TERM=dumb).
-    let live = settings.style.ansi;
+    // terminal policy allows them (a terminal, not TERM=dumb; NO_COLOR
+    // takes the colour away, not the redraw).
+    let live = settings.style.live;
     let mut failed = None;
     let report = {
         let mut on_info = |r: &Report<G::Move>| {
@@ -418,13 +427,16 @@ pub fn run<G: Board + NetGame>(
                 return;
             }
             let rows = table(r, multipv);
-            // Move the cursor back over the previous table and redraw it.
+            // Move the cursor back over the previous table and redraw it,
+            // each row cut to the terminal's width: a row that wrapped
+            // would take two lines and leave one behind at the next redraw.
+            let width = terminal_width();
             let mut text = String::new();
             if drawn > 0 {
                 text.push_str(&format!("\x1b[{drawn}A"));
             }
             for row in &rows {
-                text.push_str(&format!("\x1b[2K{row}\n"));
+                text.push_str(&format!("\x1b[2K{}\n", fit(row, width)));
             }
             drawn = rows.len();
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -437,21 +449,35 @@ pub fn run<G: Board + NetGame>(
     if let Some(e) = failed {
         return Err(e.into());
     }
+    // The last table stays, its rows whole: the live one is cleared from
+    // the screen first (a whole row may wrap onto the next line).
     let rows = table(&report, multipv);
     let mut text = String::new();
     if drawn > 0 {
-        text.push_str(&format!("\x1b[{drawn}A"));
+        text.push_str(&format!("\x1b[{drawn}A\x1b[J"));
     }
     for row in &rows {
-        if live {
-            text.push_str("\x1b[2K");
-        }
         text.push_str(row);
         text.push('\n');
     }
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(report)
+}
+
+/// The width of the terminal on standard output, if it is one.
+fn terminal_width() -> Option<usize> {
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns))
+}
+
+/// `row` cut to `width` columns, when there is a width.
+fn fit(row: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
+    match width {
+        Some(width) => console::truncate_str(row, width, ""),
+        None => row.into(),
+    }
 }
 
 /// What to review and how.
@@ -474,23 +500,18 @@ pub struct ReviewSettings<G: Game = Position> {
     pub json: bool,
 }
 
-/// Reviews the game of `settings`, with a progress line per position on
-/// `progress` (one line each, or one line redrawn where `style` allows
-/// escape codes), stopping early when `should_stop` says so.
+/// Reviews the game of `settings`, showing each position judged on
+/// `progress` (a line each when piped), stopping early when `should_stop`
+/// says so.
 pub fn run_review<G: NetGame + Hash>(
     settings: &ReviewSettings<G>,
     should_stop: &dyn Fn() -> bool,
-    progress: &mut (impl Write + Send),
-    style: Style,
+    progress: &mut Progress,
 ) -> Result<Review<G>, CliError> {
     let mut searcher = super::searcher(&settings.options, settings.eval, settings.start)?;
     let mut solver = review::proof_solver()?;
-    let mut failed = None;
     let review = {
-        let mut on_progress = |p: Progress<'_, G::Move>| {
-            if failed.is_some() {
-                return;
-            }
+        let mut on_progress = |p: review::Progress<'_, G::Move>| {
             let found = match p.found.best {
                 Some(m) => format!(
                     "{}, best {m}, {} nodes",
@@ -499,18 +520,11 @@ pub fn run_review<G: NetGame + Hash>(
                 ),
                 None => "the game is over".to_string(),
             };
-            let line = format!("position {}/{}: {found}", p.index + 1, p.total);
-            let text = if style.ansi {
-                format!("\r\x1b[2K{line}")
-            } else {
-                format!("{line}\n")
+            let status = match progress.is_live() {
+                true => found,
+                false => format!("position {}/{}: {found}", p.index + 1, p.total),
             };
-            if let Err(e) = progress
-                .write_all(text.as_bytes())
-                .and_then(|_| progress.flush())
-            {
-                failed = Some(e);
-            }
+            progress.set(p.index as u64 + 1, status);
         };
         let work = |searcher: &mut Searcher<G>, control: &Control| {
             review::review(
@@ -526,13 +540,6 @@ pub fn run_review<G: NetGame + Hash>(
         };
         searcher.run_with(work, should_stop)??
     };
-    if style.ansi {
-        progress.write_all(b"\r\x1b[2K")?;
-        progress.flush()?;
-    }
-    if let Some(e) = failed {
-        return Err(e.into());
-    }
     Ok(review)
 }
 
@@ -608,7 +615,8 @@ mod tests {
         let settings = |style| Settings {
             pos: Position::startpos(),
             limits: Limits {
-                nodes: Some(2_000),
+                // Past the first redraw, at 1 s.
+                movetime: Some(Duration::from_millis(1_300)),
                 ..Limits::default()
             },
             multipv: 2,
@@ -619,13 +627,29 @@ mod tests {
             eval: Eval::Playout,
             style,
         };
+        // Live without colour (NO_COLOR on a terminal): the table is drawn,
+        // then drawn again over itself, and no colour is used.
+        let live = Style {
+            color: false,
+            live: true,
+        };
         let mut out = Vec::new();
-        run(&settings(Style { ansi: true }), &|| false, &mut out).unwrap();
+        run(&settings(live), &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("\x1b[2K"), "{text:?}");
+        let (first, last) = text.split_once("\x1b[J").expect("the live table is cleared");
+        assert!(first.contains("\x1b[2K"), "{text:?}");
+        assert!(!last.contains('\x1b') && last.contains("nodes "), "{text:?}");
+        assert!(!text.contains("\x1b[3"), "no colour: {text:?}");
         let mut out = Vec::new();
         run(&settings(Style::PLAIN), &|| false, &mut out).unwrap();
         assert!(!out.contains(&b'\x1b'));
+    }
+
+    #[test]
+    fn live_rows_are_cut_to_the_terminal() {
+        assert_eq!(fit("e5 1200 visits", Some(8)), "e5 1200 ");
+        assert_eq!(fit("e5", Some(8)), "e5");
+        assert_eq!(fit("e5 1200 visits", None), "e5 1200 visits");
     }
 
     #[test]

@@ -13,11 +13,13 @@
 //! would have written.
 
 use std::collections::HashSet;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::CliError;
+use crate::display::Style;
+use crate::display::progress::{Progress as Bar, duration_text};
 use crate::engine::Eval;
 use crate::net::Net;
 use crate::net::data::{self, Writer};
@@ -136,8 +138,8 @@ fn run_settings(args: &DatagenArgs, games: u64) -> Result<Run, CliError> {
 }
 
 /// Runs `ultimo datagen`: the games not yet in the file, appended as they
-/// finish, with a progress line on stderr (redrawn on a terminal, else
-/// every 10 seconds).
+/// finish, with progress on stderr (a bar on a terminal, else a line
+/// every 10 seconds and at the end).
 pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
     if !args.merge.is_empty() {
         return merge_files(args);
@@ -195,8 +197,12 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| t as usize,
     );
+    let had = (wanted.len() - todo.len()) as u64;
     let mut progress = Progress {
-        had: (wanted.len() - todo.len()) as u64,
+        bar: Bar::new("datagen", wanted.len() as u64, Style::for_stderr().live)
+            .lines_every(PROGRESS_EVERY)
+            .starting_at(had),
+        had,
         games: wanted.len() as u64,
         played: 0,
         positions: contents
@@ -204,13 +210,12 @@ pub fn datagen(args: &DatagenArgs) -> Result<(), CliError> {
             .iter()
             .map(|g| g.positions.len() as u64)
             .sum(),
-        terminal: stderr.is_terminal(),
         start: Instant::now(),
-        last_line: Instant::now(),
     };
     selfplay::play(&run, net.as_ref(), &todo, threads, |game| {
         writer.append(&game)?;
-        progress.game(game.positions.len() as u64, &mut stderr)
+        progress.game(game.positions.len() as u64);
+        Ok(())
     })
 }
 
@@ -254,8 +259,10 @@ fn merge_files(args: &DatagenArgs) -> Result<(), CliError> {
 /// How often the progress line is written when stderr is no terminal.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
-/// Datagen's progress line.
+/// Datagen's progress: a bar on a terminal, else a line every
+/// [`PROGRESS_EVERY`] and at the end.
 struct Progress {
+    bar: Bar,
     /// Games the file held at the start.
     had: u64,
     /// Games in the run.
@@ -264,37 +271,33 @@ struct Progress {
     played: u64,
     /// Positions in the file.
     positions: u64,
-    /// Whether the line is redrawn in place.
-    terminal: bool,
     start: Instant,
-    last_line: Instant,
 }
 
 impl Progress {
-    /// One more game, of `positions` positions: the line, when due.
-    fn game(&mut self, positions: u64, out: &mut impl Write) -> Result<(), CliError> {
+    /// One more game, of `positions` positions.
+    fn game(&mut self, positions: u64) {
         self.played += 1;
         self.positions += positions;
-        let all_done = self.had + self.played == self.games;
-        if !(self.terminal || all_done || self.last_line.elapsed() >= PROGRESS_EVERY) {
-            return Ok(());
-        }
-        self.last_line = Instant::now();
+        let done = self.had + self.played;
         let rate = self.played as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
-        let left = (self.games - self.had - self.played) as f64 / rate.max(1e-9);
-        let end = if self.terminal && !all_done {
-            "\r"
-        } else {
-            "\n"
-        };
-        write!(
-            out,
-            "datagen: {}/{} games, {} positions, {rate:.1} games/s, {left:.0} s left   {end}",
-            self.had + self.played,
-            self.games,
-            self.positions,
-        )?;
-        Ok(())
+        let status = format!("{} positions, {rate:.1} games/s", self.positions);
+        if self.bar.is_live() {
+            self.bar.set(done, status.clone());
+            if done == self.games {
+                // The last line stays when the bar goes.
+                self.bar
+                    .line(&format!("datagen: {done}/{} games, {status}", self.games));
+            }
+            return;
+        }
+        let mut line = format!("datagen: {done}/{} games, {status}", self.games);
+        if done < self.games {
+            let left = (self.games - done) as f64 / rate.max(1e-9);
+            let left = duration_text(Duration::from_secs_f64(left.min(1e9)));
+            line = format!("{line}, about {left} left");
+        }
+        self.bar.set(done, line);
     }
 }
 
@@ -377,16 +380,27 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
     )?;
     let start = Instant::now();
     let mut io_error = None;
-    let trainer = train::train(&train_set, &valid, &config, start_net.as_ref(), &mut |e| {
-        let r = writeln!(
-            out,
-            "{}",
-            super::train::epoch_line(e, args.epochs, start.elapsed())
-        );
-        if let Err(e) = r {
-            io_error.get_or_insert(e);
-        }
-    });
+    let steps = (args.epochs as usize * train_set.len().div_ceil(config.batch.max(1))).max(1);
+    let bar = Bar::new("train", steps as u64, Style::for_stderr().live);
+    let trainer = train::train(
+        &train_set,
+        &valid,
+        &config,
+        start_net.as_ref(),
+        &mut |news| {
+            let e = match news {
+                train::News::Step { done, .. } => return bar.advance(done as u64),
+                train::News::Epoch(e) => e,
+            };
+            let line = super::train::epoch_line(e, args.epochs, start.elapsed());
+            // The epoch's line stays, above the bar (on standard output).
+            let r = bar.suspend(|| writeln!(out, "{line}").and_then(|_| out.flush()));
+            if let Err(e) = r {
+                io_error.get_or_insert(e);
+            }
+        },
+    );
+    bar.finish();
     if let Some(e) = io_error {
         return Err(e.into());
     }

@@ -126,9 +126,9 @@ Record (--pgnout FILE, read back by --replay FILE or --merge FILE..):
 
 Output:
   Progress goes to standard error: one line per game with its pairing's
-  score line (and the SPRT's LLR and bounds), or an updating status line
-  when standard error is a terminal (games played, running, each pairing's
-  score; no colours are ever used). The summary goes to standard output;
+  score line (and the SPRT's LLR and bounds), or a bar when standard error
+  is a terminal (games played, the time left, each pairing's score, the
+  games running; cut to the terminal's width, no colours). The summary goes to standard output;
   --json FILE also writes it, with the settings, as JSON (null where the
   text says n/a).
 

@@ -391,7 +391,7 @@ fn play<G: play::PlayGame>(args: &PlayArgs) -> Result<(), CliError> {
             .level
             .and_then(|n| Strength::level(n as usize))
             .unwrap_or_default(),
-        style: Style::for_terminal(io::stdout().is_terminal()),
+        style: Style::for_stdout(),
         prompt: interactive,
     };
     let game = play::run(&settings, &mut io::stdin().lock(), &mut io::stdout())?;

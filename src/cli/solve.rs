@@ -3,7 +3,7 @@
 //! proving line and one last line `result win|draw|loss|unknown for x|o
 //! [in N]`.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -82,7 +82,7 @@ fn main_for<G: Board + NetGame + PgnNotation + std::hash::Hash>(
     };
     let mut out = io::stdout().lock();
     if !args.json {
-        let style = Style::for_terminal(io::stdout().is_terminal());
+        let style = Style::for_stdout();
         write!(out, "{}", pos.diagram(style))?;
         writeln!(out, "{}", pos.summary())?;
         out.flush()?;

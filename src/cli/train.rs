@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::display::progress::duration_text;
 use crate::net::train::{Epoch, MAX_NAME_LEN};
 
 /// The progress line of epoch `e` of `epochs`, `elapsed` into the run:
@@ -25,17 +26,6 @@ pub fn epoch_line(e: &Epoch, epochs: u32, elapsed: Duration) -> String {
         line.push_str(&format!(", about {} left", duration_text(left)));
     }
     line
-}
-
-/// A duration for people, to the second: `45 s`, `3 min 05 s`,
-/// `2 h 07 min`.
-fn duration_text(d: Duration) -> String {
-    let s = d.as_secs_f64().round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
-        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
-    }
 }
 
 /// Why a `train` setting is refused before training.
@@ -138,8 +128,5 @@ mod tests {
         );
         let last = Epoch { epoch: 10, ..epoch };
         assert!(epoch_line(&last, 10, Duration::from_secs(150)).ends_with("top-1 25.0%  150 s"));
-        assert_eq!(duration_text(Duration::from_millis(44_600)), "45 s");
-        assert_eq!(duration_text(Duration::from_secs(185)), "3 min 05 s");
-        assert_eq!(duration_text(Duration::from_secs(7620)), "2 h 07 min");
     }
 }

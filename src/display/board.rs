@@ -52,7 +52,11 @@ impl Board for super15::Position {
                         };
                         (
                             text,
-                            Some(if piece.owner == Player::X { "36" } else { "33" }),
+                            Some(if piece.owner == Player::X {
+                                super::X_MARK
+                            } else {
+                                super::O_MARK
+                            }),
                         )
                     }
                 };
@@ -113,11 +117,11 @@ pub fn diagram(pos: &Position, style: Style) -> String {
             let m = Move::from_grid(col, row).expect("grid coordinates are in range");
             let cell = match pos.mark_at(m) {
                 Some(p) if Some(m) == last => {
-                    style.paint("1", &p.to_char().to_ascii_uppercase().to_string())
+                    style.paint(super::LAST, &p.to_char().to_ascii_uppercase().to_string())
                 }
-                Some(Player::X) => style.paint("36", "x"),
-                Some(Player::O) => style.paint("33", "o"),
-                None if legal >> m.bit() & 1 == 1 => style.paint("32", "*"),
+                Some(Player::X) => style.paint(super::X_MARK, "x"),
+                Some(Player::O) => style.paint(super::O_MARK, "o"),
+                None if legal >> m.bit() & 1 == 1 => style.paint(super::LEGAL, "*"),
                 None => ".".to_string(),
             };
             out.push_str(&cell);
@@ -190,6 +194,15 @@ mod tests {
     #[test]
     fn colours_only_when_asked() {
         let pos: Position = "9/9/9/9/4x4/9/9/9/9 o 1 e5".parse().unwrap();
-        assert!(diagram(&pos, Style { ansi: true }).contains('\x1b'));
+        assert!(
+            diagram(
+                &pos,
+                Style {
+                    color: true,
+                    live: false
+                }
+            )
+            .contains('\x1b')
+        );
     }
 }

@@ -1,50 +1,82 @@
-//! Text for people: board diagrams, scores and chances, perft reports, and
-//! the one terminal policy (colour on a terminal, none with `NO_COLOR`,
-//! `TERM=dumb` or a pipe).
+//! Text for people: board diagrams, scores and chances, perft reports, the
+//! progress of long work, and the one terminal policy: colour where the
+//! stream takes it (anstream's rules: a terminal, `NO_COLOR`, `CLICOLOR`,
+//! `CLICOLOR_FORCE`, `TERM`), live redraws on any terminal but `TERM=dumb`.
 
 pub mod board;
 pub mod perft;
+pub mod progress;
 pub mod score;
 
 use std::ffi::OsString;
 
-/// How to draw text: with ANSI escape codes (colours, and cursor movement
-/// for live redraws) or as plain text.
+use anstream::stream::RawStream;
+use anstream::{AutoStream, ColorChoice};
+use anstyle::AnsiColor;
+
+/// How to draw text: whether with colours, and whether with the cursor
+/// movement that redraws a live table or progress bar in place.
 ///
-/// [`Style::for_terminal`] is the one terminal policy every command uses.
+/// [`Style::for_stdout`] and [`Style::for_stderr`] are the one terminal
+/// policy every command uses. The two are apart: `NO_COLOR` asks for no
+/// colour, not for a still screen.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Style {
-    /// Use ANSI escape codes: colours, and the cursor movement that redraws
-    /// a live table. Only for terminals; see [`Style::for_terminal`].
-    pub ansi: bool,
+    /// Colour escape codes (the marks of a diagram).
+    pub color: bool,
+    /// Cursor movement: a live table or bar redrawn in place.
+    pub live: bool,
 }
 
-impl Style {
-    /// Plain text, no escape codes (pipes, files, protocol output).
-    pub const PLAIN: Style = Style { ansi: false };
+/// The colour of x's marks.
+const X_MARK: anstyle::Style = AnsiColor::Cyan.on_default();
+/// The colour of o's marks.
+const O_MARK: anstyle::Style = AnsiColor::Yellow.on_default();
+/// The cells the side to move may play.
+const LEGAL: anstyle::Style = AnsiColor::Green.on_default();
+/// The last move.
+const LAST: anstyle::Style = anstyle::Style::new().bold();
 
-    /// The terminal policy for an output stream, from the process
-    /// environment: escape codes only when the stream is a terminal, `TERM`
-    /// is not `dumb` and `NO_COLOR` is unset or empty.
-    pub fn for_terminal(is_terminal: bool) -> Style {
-        Style::with_env(is_terminal, |name| std::env::var_os(name))
+impl Style {
+    /// Plain text: no colour, no cursor movement (pipes, files, protocol
+    /// output).
+    pub const PLAIN: Style = Style {
+        color: false,
+        live: false,
+    };
+
+    /// The policy for standard output.
+    pub fn for_stdout() -> Style {
+        Style::of(&std::io::stdout())
     }
 
-    /// The same policy as [`Style::for_terminal`] with the environment
-    /// injected: `var(name)` is the variable `name`, or `None` when unset.
-    pub fn with_env(is_terminal: bool, var: impl Fn(&str) -> Option<OsString>) -> Style {
-        // https://no-color.org: set and not empty means no colour.
-        let no_color = var("NO_COLOR").is_some_and(|v| !v.is_empty());
-        // A dumb terminal understands no escape codes (Emacs shells, some CI).
-        let dumb = var("TERM").is_some_and(|t| t == "dumb");
+    /// The policy for standard error.
+    pub fn for_stderr() -> Style {
+        Style::of(&std::io::stderr())
+    }
+
+    /// The policy for `stream`: colour as anstream decides it, live where
+    /// the stream is a terminal (see [`Style::live_with_env`]).
+    fn of<S: RawStream>(stream: &S) -> Style {
+        let terminal = stream.is_terminal();
         Style {
-            ansi: is_terminal && !no_color && !dumb,
+            color: AutoStream::choice(stream) != ColorChoice::Never,
+            live: Style::live_with_env(terminal, |name| std::env::var_os(name)),
         }
     }
 
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.ansi {
-            format!("\x1b[{code}m{text}\x1b[0m")
+    /// Whether a stream takes live redraws, with the environment injected
+    /// (`var(name)` is the variable `name`, or `None` when unset): when it
+    /// is a terminal and `TERM` is not `dumb`. `NO_COLOR` has no say.
+    pub fn live_with_env(is_terminal: bool, var: impl Fn(&str) -> Option<OsString>) -> bool {
+        // A dumb terminal understands no escape codes (Emacs shells, some CI).
+        is_terminal && var("TERM").is_none_or(|t| t != "dumb")
+    }
+
+    /// `text` in `colour`, when this style has colour.
+    fn paint(&self, colour: anstyle::Style, text: &str) -> String {
+        if self.color {
+            format!("{colour}{text}{colour:#}")
         } else {
             text.to_string()
         }
@@ -55,9 +87,9 @@ impl Style {
 mod tests {
     use super::*;
 
-    /// The policy with `vars` as the whole environment.
-    fn style(is_terminal: bool, vars: &[(&str, &str)]) -> Style {
-        Style::with_env(is_terminal, |name| {
+    /// Whether a stream is live with `vars` as the whole environment.
+    fn live(is_terminal: bool, vars: &[(&str, &str)]) -> bool {
+        Style::live_with_env(is_terminal, |name| {
             vars.iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| OsString::from(v))
@@ -65,25 +97,29 @@ mod tests {
     }
 
     #[test]
-    fn escape_codes_only_on_a_capable_terminal() {
-        assert!(style(true, &[]).ansi);
-        assert!(style(true, &[("TERM", "xterm-256color")]).ansi);
-        // An empty NO_COLOR counts as unset.
-        assert!(style(true, &[("NO_COLOR", "")]).ansi);
-        // A pipe or file never gets escape codes.
-        assert!(!style(false, &[]).ansi);
-        assert!(!style(false, &[("TERM", "xterm-256color")]).ansi);
-        // NO_COLOR set to anything.
-        assert!(!style(true, &[("NO_COLOR", "1")]).ansi);
-        assert!(!style(true, &[("NO_COLOR", "0")]).ansi);
+    fn live_redraws_on_any_terminal_but_a_dumb_one() {
+        assert!(live(true, &[]));
+        assert!(live(true, &[("TERM", "xterm-256color")]));
+        // No colour is not a still screen.
+        assert!(live(true, &[("NO_COLOR", "1")]));
+        // A pipe or file never gets cursor movement.
+        assert!(!live(false, &[]));
+        assert!(!live(false, &[("TERM", "xterm-256color")]));
         // A dumb terminal.
-        assert!(!style(true, &[("TERM", "dumb")]).ansi);
-        assert!(!style(true, &[("TERM", "dumb"), ("NO_COLOR", "")]).ansi);
+        assert!(!live(true, &[("TERM", "dumb")]));
     }
 
     #[test]
-    fn paint_only_with_escape_codes() {
-        assert_eq!(Style::PLAIN.paint("1", "X"), "X");
-        assert_eq!(Style { ansi: true }.paint("1", "X"), "\x1b[1mX\x1b[0m");
+    fn paint_only_with_colour() {
+        assert_eq!(Style::PLAIN.paint(LAST, "X"), "X");
+        let colour = Style {
+            color: true,
+            live: false,
+        };
+        // The same codes as before anstyle drew them.
+        assert_eq!(colour.paint(LAST, "X"), "\x1b[1mX\x1b[0m");
+        assert_eq!(colour.paint(X_MARK, "x"), "\x1b[36mx\x1b[0m");
+        assert_eq!(colour.paint(O_MARK, "o"), "\x1b[33mo\x1b[0m");
+        assert_eq!(colour.paint(LEGAL, "*"), "\x1b[32m*\x1b[0m");
     }
 }

@@ -180,6 +180,20 @@ pub struct Epoch {
     pub valid_top1: f64,
 }
 
+/// What [`train`] tells as it goes.
+#[derive(Copy, Clone, Debug)]
+pub enum News<'a> {
+    /// `done` of the run's `total` steps (batches) are done.
+    Step {
+        /// Steps done.
+        done: usize,
+        /// Steps in the run.
+        total: usize,
+    },
+    /// An epoch ended.
+    Epoch(&'a Epoch),
+}
+
 /// The weights being trained, their gradients and Adam's moments.
 pub struct Trainer {
     /// The weights, in the file's order.
@@ -556,14 +570,15 @@ fn shuffle<T>(v: &mut [T], rng: &mut Xoshiro256PlusPlus) {
     }
 }
 
-/// Trains on `train`, reporting each epoch's losses (on `valid` too)
-/// to `progress`; starts from `start` when given, else from fresh weights.
+/// Trains on `train`, telling `progress` each step and each epoch's
+/// losses (on `valid` too); starts from `start` when given, else from
+/// fresh weights.
 pub fn train(
     train: &[Sample],
     valid: &[Sample],
     config: &Config,
     start: Option<&Net>,
-    progress: &mut dyn FnMut(&Epoch),
+    progress: &mut dyn FnMut(News<'_>),
 ) -> Trainer {
     let mut trainer = match start {
         Some(net) => Trainer::from_net(net),
@@ -586,16 +601,20 @@ pub fn train(
             let lr = config.lr * (1.0 - LR_DROP * steps as f32 / steps_total as f32);
             trainer.adam(lr, chunk.len());
             steps += 1;
+            progress(News::Step {
+                done: steps,
+                total: steps_total,
+            });
         }
         let v = trainer.evaluate(valid);
-        progress(&Epoch {
+        progress(News::Epoch(&Epoch {
             epoch,
             train_loss: loss / train.len().max(1) as f64,
             valid_loss: v.loss,
             valid_mse: v.mse,
             valid_policy: v.policy,
             valid_top1: v.top1,
-        });
+        }));
     }
     trainer
 }
@@ -805,9 +824,20 @@ mod tests {
             ..Config::default()
         };
         let mut losses = Vec::new();
-        let a = train(&train_set, &train_set, &config, None, &mut |e| {
-            losses.push(e.valid_loss)
-        });
+        let mut steps = 0;
+        let a = train(
+            &train_set,
+            &train_set,
+            &config,
+            None,
+            &mut |news| match news {
+                News::Epoch(e) => losses.push(e.valid_loss),
+                News::Step { done, total } => {
+                    steps += 1;
+                    assert_eq!((done, total), (steps, 3 * train_set.len().div_ceil(32)));
+                }
+            },
+        );
         let b = train(&train_set, &train_set, &config, None, &mut |_| {});
         assert_eq!(a.params, b.params, "same seed, same weights");
         let first = Trainer::new(config.seed).evaluate(&train_set).loss;
