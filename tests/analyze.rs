@@ -584,3 +584,20 @@ fn a_review_scores_what_the_solver_proves() {
     assert_eq!(m["before"]["score"], "mate -4", "{m}");
     assert_eq!(m["before"]["proven"]["result"], "loss", "{m}");
 }
+
+/// Output into a pipe whose reader has gone (`ultimo analyze | head -3`)
+/// ends the program quietly: no "Broken pipe" error.
+#[test]
+fn a_reader_that_stops_reading_ends_the_analysis_quietly() {
+    let mut child = Command::new(BIN)
+        .args(["analyze", "--time", "0.5", "--hash", "16", "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ultimo starts");
+    // The reader goes before the table after the search is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("ultimo ends");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(out.status.success(), "{:?}", out.status);
+}

@@ -346,6 +346,9 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Whoever read standard output stopped (`ultimo analyze | head`):
+        // nothing is wrong and there is nobody left to tell.
+        Err(CliError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", crate::quote::escape_lines(&e.to_string()));
             ExitCode::from(2)
