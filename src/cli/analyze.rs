@@ -636,9 +636,14 @@ mod tests {
         let mut out = Vec::new();
         run(&settings(live), &|| false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        let (first, last) = text.split_once("\x1b[J").expect("the live table is cleared");
+        let (first, last) = text
+            .split_once("\x1b[J")
+            .expect("the live table is cleared");
         assert!(first.contains("\x1b[2K"), "{text:?}");
-        assert!(!last.contains('\x1b') && last.contains("nodes "), "{text:?}");
+        assert!(
+            !last.contains('\x1b') && last.contains("nodes "),
+            "{text:?}"
+        );
         assert!(!text.contains("\x1b[3"), "no colour: {text:?}");
         let mut out = Vec::new();
         run(&settings(Style::PLAIN), &|| false, &mut out).unwrap();
