@@ -6,6 +6,7 @@ mod common;
 
 use common::{TempDir, run};
 
+#[cfg(feature = "train")]
 #[test]
 fn datagen_train_and_load_a_net() {
     let tmp = TempDir::new("pipeline");
@@ -136,6 +137,7 @@ fn datagen_train_and_load_a_net() {
     );
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn train_refuses_a_bad_name_or_out_before_training() {
     let tmp = TempDir::new("train-args");

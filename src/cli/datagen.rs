@@ -1,5 +1,5 @@
 //! `ultimo datagen`: self-play games for training the net (see
-//! [`crate::selfplay`]), and `ultimo train`: a net from them.
+//! [`crate::selfplay`]).
 //!
 //! Datagen plays the games on all cores and appends each finished game,
 //! flushed. Run the same command again after a stop (or a full disk): an
@@ -21,9 +21,7 @@ use super::CliError;
 use crate::display::Style;
 use crate::display::progress::{Progress as Bar, duration_text};
 use crate::engine::Eval;
-use crate::net::Net;
 use crate::net::data::{self, Writer};
-use crate::net::train::{self, Config};
 use crate::protocol::options::EngineOptions;
 use crate::rules::Position;
 use crate::selfplay::merge::{self, Input};
@@ -299,114 +297,4 @@ impl Progress {
         }
         self.bar.set(done, line);
     }
-}
-
-/// `ultimo train`'s arguments.
-#[derive(clap::Args, Debug)]
-pub struct TrainArgs {
-    /// Data files from ultimo datagen
-    #[arg(long, num_args = 1.., required = true)]
-    data: Vec<PathBuf>,
-    /// The net file to write (its folder must exist)
-    #[arg(long, value_parser = super::train::parse_out)]
-    out: PathBuf,
-    /// The net's name (1 to 16 printable ASCII characters, no spaces),
-    /// shown in its version
-    #[arg(long, default_value = "net", value_parser = super::train::parse_name)]
-    name: String,
-    /// Passes over the data
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10000))]
-    epochs: u32,
-    /// Positions per step
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    batch: u32,
-    /// Adam's learning rate at the start (falls linearly to a tenth)
-    #[arg(long, default_value_t = 0.002)]
-    lr: f32,
-    /// Weight of the game's result in the target; the search's value has
-    /// the rest
-    #[arg(long, default_value_t = 0.5)]
-    lambda: f32,
-    /// Seed of the weights, the shuffles and the symmetries
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Weight of the policy head's cross-entropy (against the search's
-    /// visits) in the loss; 0 leaves the policy head untrained
-    #[arg(long, default_value_t = 1.0)]
-    policy_weight: f32,
-    /// Start from this net instead of fresh weights
-    #[arg(long, value_name = "FILE")]
-    init: Option<PathBuf>,
-}
-
-/// Runs `ultimo train`.
-pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
-    if !((0.0..=1.0).contains(&args.lambda)
-        && args.lr > 0.0
-        && args.lr < 1.0
-        && (0.0..=100.0).contains(&args.policy_weight))
-    {
-        return Err(CliError::TrainSettings);
-    }
-    let start_net = args.init.as_ref().map(|f| Net::load(f)).transpose()?;
-    let mut games = Vec::new();
-    let mut out = std::io::stdout();
-    for f in &args.data {
-        let contents = data::read(f)?;
-        if contents.truncated {
-            writeln!(
-                out,
-                "train: {} ends with an incomplete record (ignored)",
-                f.display()
-            )?;
-        }
-        games.extend(contents.games);
-    }
-    let config = Config {
-        epochs: args.epochs,
-        batch: args.batch as usize,
-        lr: args.lr,
-        lambda: args.lambda,
-        seed: args.seed,
-        policy_weight: args.policy_weight,
-    };
-    let (train_set, valid) = train::split(&games, config.lambda, config.seed);
-    writeln!(
-        out,
-        "train: {} games, {} positions ({} held out)",
-        games.len(),
-        train_set.len() + valid.len(),
-        valid.len()
-    )?;
-    let start = Instant::now();
-    let mut io_error = None;
-    let steps = (args.epochs as usize * train_set.len().div_ceil(config.batch.max(1))).max(1);
-    let bar = Bar::new("train", steps as u64, Style::for_stderr().live);
-    let trainer = train::train(
-        &train_set,
-        &valid,
-        &config,
-        start_net.as_ref(),
-        &mut |news| {
-            let e = match news {
-                train::News::Step { done, .. } => return bar.advance(done as u64),
-                train::News::Epoch(e) => e,
-            };
-            let line = super::train::epoch_line(e, args.epochs, start.elapsed());
-            // The epoch's line stays, above the bar (on standard output).
-            let r = bar.suspend(|| writeln!(out, "{line}").and_then(|_| out.flush()));
-            if let Err(e) = r {
-                io_error.get_or_insert(e);
-            }
-        },
-    );
-    bar.finish();
-    if let Some(e) = io_error {
-        return Err(e.into());
-    }
-    let net = trainer.net(&args.name);
-    net.save(&args.out)?;
-    let file = crate::quote::name(&args.out.display().to_string());
-    writeln!(out, "wrote {file} (net {})", net.version())?;
-    Ok(())
 }

@@ -168,6 +168,7 @@ pub enum CliError {
     #[error(transparent)]
     Net(#[from] crate::net::NetError),
     /// `train` settings out of range.
+    #[cfg(feature = "train")]
     #[error(
         "train: --lambda must be between 0 and 1, --lr between 0 and 1 (exclusive) and --policy-weight between 0 and 100"
     )]

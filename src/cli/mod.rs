@@ -13,6 +13,7 @@ pub mod match_cmd;
 pub mod perft;
 pub mod play;
 pub mod solve;
+#[cfg(feature = "train")]
 pub mod train;
 mod values;
 
@@ -118,7 +119,8 @@ enum Command {
     ///
     /// Hand-written and single-threaded, so the same data, settings and
     /// seed give the same file. Prints the losses after every epoch.
-    Train(datagen::TrainArgs),
+    #[cfg(feature = "train")]
+    Train(train::TrainArgs),
     /// Count the leaves of the move tree (checks the rules, measures speed)
     ///
     /// Prints one line per root move with --divide, then the time and
@@ -313,7 +315,8 @@ pub fn main() -> ExitCode {
         .map_err(CliError::from),
         Some(Command::Bench(args)) => bench::main(&args),
         Some(Command::Datagen(args)) => datagen::datagen(&args),
-        Some(Command::Train(args)) => datagen::train_cmd(&args),
+        #[cfg(feature = "train")]
+        Some(Command::Train(args)) => train::train_cmd(&args),
         Some(Command::Perft(args)) => perft::main(&args),
         Some(Command::Levels(args)) => levels::write(&args, &mut io::stdout().lock()),
         Some(Command::Codingame {

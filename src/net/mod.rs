@@ -58,6 +58,7 @@ pub mod features;
 mod quant;
 mod simd;
 pub use simd::Kernels;
+#[cfg(feature = "train")]
 pub mod train;
 
 use std::path::{Path, PathBuf};

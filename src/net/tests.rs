@@ -1,3 +1,4 @@
+#[cfg(feature = "train")]
 use super::train::Trainer;
 use super::*;
 
@@ -10,6 +11,7 @@ fn the_builtin_net_loads() {
     assert!((0.0..=1.0).contains(&v));
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn files_round_trip() {
     let net = Trainer::new(11).net("gen9");
@@ -21,6 +23,7 @@ fn files_round_trip() {
     assert!(back.version().starts_with("gen9-"));
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn bad_files_say_why() {
     let bytes = Trainer::new(12).net("x").to_bytes();
@@ -60,6 +63,7 @@ fn bad_files_say_why() {
     );
 }
 
+#[cfg(feature = "train")]
 #[cfg(unix)]
 /// Regression (hostile input round 2, E1/E2): a net file was read whole
 /// before any check (`/dev/zero` took 2 GB), and a FIFO never answered. Now
@@ -121,6 +125,7 @@ fn values_are_the_same_under_the_symmetries() {
     }
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn version_1_files_load_with_uniform_priors() {
     // A version 1 file: the same header and weights without the policy
@@ -211,6 +216,7 @@ fn every_kernel_the_processor_runs_gives_the_plain_values_and_priors() {
     assert!(checked > 500, "{checked}");
 }
 
+#[cfg(feature = "train")]
 /// The largest and the mean differences of the quantised net's values
 /// and priors from the f32 forward pass (the trainer's) over `positions`.
 fn quantisation_error(net: &Net, positions: &[Position]) -> [f32; 4] {
@@ -243,6 +249,7 @@ fn quantisation_error(net: &Net, positions: &[Position]) -> [f32; 4] {
     ]
 }
 
+#[cfg(feature = "train")]
 /// The reference positions (not over) and positions of random games.
 fn test_positions() -> Vec<Position> {
     let mut out: Vec<Position> = include_str!("../../tests/data/positions.txt")
@@ -261,6 +268,7 @@ fn test_positions() -> Vec<Position> {
     out
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn quantised_inference_follows_the_f32_net() {
     // The built-in net (w256f measured at most 0.0102 and 0.0071, means
