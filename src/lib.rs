@@ -23,9 +23,9 @@
 //!   drawn or lost, over [`game::Game`] only; no I/O.
 //! - [`net`]: Ultimate Tic-Tac-Toe's learned evaluation: the net (an
 //!   [`search::Evaluator`]), its weights file, self-play data files and the
-//!   trainer.
-//! - [`display`]: text for people: board diagrams, scores, perft reports
-//!   and the terminal policy.
+//!   trainer (the `train` feature, on by default).
+//! - [`display`]: text for people: board diagrams, scores, perft reports,
+//!   progress bars and the terminal policy.
 //! - [`engine`]: the engine as the protocol and the tools run it: one
 //!   place that builds a searcher with its evaluator and the parameters
 //!   that go with it ([`engine::Setup`]), the net each game has, and the
