@@ -76,6 +76,9 @@ class UltimoEnv(gymnasium.Env):
         return 0.0 if winner is None else (1.0 if winner == self.play_as else -1.0)
 
     def reset(self, seed=None, options=None):
+        """A new game from the empty board (or ``options["fen"]``); when the
+        engine moves first, its move is played. ``seed`` seeds the engine's
+        searches."""
         super().reset(seed=seed)
         self._seed = int(self.np_random.integers(1 << 31))
         fen = (options or {}).get("fen")
@@ -85,6 +88,8 @@ class UltimoEnv(gymnasium.Env):
         return self._observe()
 
     def step(self, action):
+        """The agent plays ``action``, then the engine replies; returns
+        ``(observation, reward, terminated, truncated, info)``."""
         if self._done:
             raise RuntimeError("the game is over: call reset()")
         if not self.board.is_legal(int(action)):
@@ -98,6 +103,7 @@ class UltimoEnv(gymnasium.Env):
         return obs, self._reward() if over else 0.0, over, False, info
 
     def render(self):
+        """The board diagram (``ansi``), or None."""
         if self.render_mode == "ansi":
             return str(self.board)
         return None

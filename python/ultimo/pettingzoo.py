@@ -62,12 +62,15 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(81) for a in self.possible_agents}
 
     def observation_space(self, agent):
+        """The observation space of ``agent`` (the same for both)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
+        """The action space of ``agent``: the 81 cells."""
         return self.action_spaces[agent]
 
     def observe(self, agent):
+        """``agent``'s observation: its planes and its action mask."""
         planes = np.array(self.board.to_planes())
         if agent != self.board.turn:
             # Seen from the agent not to move: its own planes first, and no
@@ -81,6 +84,8 @@ class raw_env(AECEnv):
         return {"observation": planes, "action_mask": mask}
 
     def reset(self, seed=None, options=None):
+        """A new game from the empty board, or from ``options["fen"]``
+        (the game has no randomness: ``seed`` changes nothing)."""
         fen = (options or {}).get("fen")
         self.board = ultimo.Board(fen) if fen else ultimo.Board()
         self.agents = self.possible_agents[:]
@@ -94,6 +99,8 @@ class raw_env(AECEnv):
             self._end()
 
     def step(self, action):
+        """The agent to move plays ``action``; ``ValueError`` when it is
+        not legal."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -114,6 +121,7 @@ class raw_env(AECEnv):
             self.terminations[a] = True
 
     def render(self):
+        """The board diagram: printed (``human``) or returned (``ansi``)."""
         if self.render_mode is None:
             return None
         text = str(self.board)
@@ -123,4 +131,5 @@ class raw_env(AECEnv):
         return text
 
     def close(self):
+        """Nothing to release."""
         pass
