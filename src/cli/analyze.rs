@@ -110,8 +110,8 @@ pub struct Settings<G: Game = Position> {
     /// How positions are valued.
     pub eval: Eval,
     /// Colours in the board, and whether the table is redrawn while the
-    /// search runs (both only where the terminal policy allows escape
-    /// codes: see [`Style::for_terminal`]).
+    /// search runs (each where the terminal policy allows it: see
+    /// [`Style::for_stdout`]).
     pub style: Style,
 }
 
