@@ -11,8 +11,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use ultimo::engine::{Eval, Setup};
-use ultimo::net::Net;
 use ultimo::net::features::{Accumulator, Planes};
+use ultimo::net::{Kernels, Net};
 use ultimo::rules::Position;
 use ultimo::search::{Control, Evaluator, Limits, Options, Searcher};
 
@@ -127,5 +127,41 @@ fn bench_eval(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_eval);
+/// The whole evaluation with priors (what a leaf costs) with each set of
+/// kernels the processor runs, side by side in one run: plain, AVX2/FMA
+/// and AVX-512 where it has them.
+fn bench_kernels(c: &mut Criterion) {
+    let net = Net::builtin();
+    let positions: Vec<Position> = games(20).into_iter().flatten().collect();
+    let inputs: Vec<(Planes, Vec<u8>)> = positions
+        .iter()
+        .map(|p| {
+            let cells = p.legal_moves().iter().map(|m| m.index()).collect();
+            (Planes::from_position(p), cells)
+        })
+        .collect();
+    let mut g = c.benchmark_group("nnue kernels");
+    g.throughput(Throughput::Elements(inputs.len() as u64));
+    for kernels in Kernels::supported() {
+        g.bench_function(format!("evaluate with priors, {}", kernels.name()), |b| {
+            let mut priors = [0f32; 81];
+            b.iter(|| {
+                inputs
+                    .iter()
+                    .map(|(planes, cells)| {
+                        net.evaluate_with_policy_using(
+                            kernels,
+                            std::hint::black_box(planes),
+                            cells,
+                            &mut priors[..cells.len()],
+                        )
+                    })
+                    .sum::<f32>()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_eval, bench_kernels);
 criterion_main!(benches);

@@ -487,6 +487,34 @@ impl Net {
             // AVX2 and FMA.
             return unsafe { self.evaluate_with_policy_avx2(kernels, planes, cells, priors) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx512() {
+            // SAFETY: `kernels` are AVX-512 only where the processor has
+            // AVX-512 F and BW, AVX2 and FMA.
+            return unsafe { self.evaluate_with_policy_avx512(kernels, planes, cells, priors) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx512_vnni() {
+            // SAFETY: `kernels` are AVX-512 VNNI only where the processor
+            // has AVX-512 F, BW and VNNI, AVX2 and FMA.
+            return unsafe {
+                self.evaluate_with_policy_avx512_vnni(kernels, planes, cells, priors)
+            };
+        }
+        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+    }
+
+    /// # Safety
+    /// The processor must have AVX-512 F and BW, AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn evaluate_with_policy_avx512(
+        &self,
+        kernels: Kernels,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+    ) -> f32 {
         self.evaluate_with_policy_in(kernels, planes, cells, priors)
     }
 
@@ -495,6 +523,20 @@ impl Net {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn evaluate_with_policy_avx2(
+        &self,
+        kernels: Kernels,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+    ) -> f32 {
+        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+    }
+
+    /// # Safety
+    /// The processor must have AVX-512 F, BW and VNNI, AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
+    unsafe fn evaluate_with_policy_avx512_vnni(
         &self,
         kernels: Kernels,
         planes: &Planes,
@@ -543,6 +585,25 @@ impl Net {
             // AVX2 and FMA.
             return unsafe { self.evaluate_planes_avx2(kernels, planes) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx512() {
+            // SAFETY: `kernels` are AVX-512 only where the processor has
+            // AVX-512 F and BW, AVX2 and FMA.
+            return unsafe { self.evaluate_planes_avx512(kernels, planes) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if kernels.avx512_vnni() {
+            // SAFETY: as above, with VNNI.
+            return unsafe { self.evaluate_planes_avx512_vnni(kernels, planes) };
+        }
+        self.evaluate_planes_in(kernels, planes)
+    }
+
+    /// # Safety
+    /// The processor must have AVX-512 F and BW, AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+    unsafe fn evaluate_planes_avx512(&self, kernels: Kernels, planes: &Planes) -> f32 {
         self.evaluate_planes_in(kernels, planes)
     }
 
@@ -551,6 +612,14 @@ impl Net {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn evaluate_planes_avx2(&self, kernels: Kernels, planes: &Planes) -> f32 {
+        self.evaluate_planes_in(kernels, planes)
+    }
+
+    /// # Safety
+    /// The processor must have AVX-512 F, BW and VNNI, AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
+    unsafe fn evaluate_planes_avx512_vnni(&self, kernels: Kernels, planes: &Planes) -> f32 {
         self.evaluate_planes_in(kernels, planes)
     }
 

@@ -24,8 +24,12 @@
 //! `ultimo bench --eval net` 20-30% faster than the plain loops compiled
 //! for AVX2, which the compiler made 128-bit and scalar operations of.
 //!
-//! No AVX-512 kernel: the second layer is 32 outputs wide, and no machine
-//! this project runs on has AVX-512 to measure or test one.
+//! AVX-512 kernels (512-bit `vpmaddwd`, and with VNNI `vpdpwssd`, which
+//! multiplies, adds the pairs and accumulates in one instruction) are
+//! there too, with the whole evaluation compiled for them, and tested
+//! against the plain loops wherever the processor has them; the criterion
+//! bench `nnue kernels` compares every set the processor runs. They are
+//! not [`Kernels::best`]: see there.
 
 use super::{HIDDEN, HIDDEN2};
 
@@ -40,6 +44,13 @@ enum Level {
     Plain,
     #[cfg(target_arch = "x86_64")]
     Avx2Fma,
+    /// AVX-512 (F and BW: 512-bit `vpmaddwd`), with AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// AVX-512 with VNNI (`vpdpwssd`: multiply, add pairs and accumulate in
+    /// one instruction).
+    #[cfg(target_arch = "x86_64")]
+    Avx512Vnni,
 }
 
 impl Kernels {
@@ -50,31 +61,49 @@ impl Kernels {
 
     /// The fastest kernels this processor runs.
     #[inline]
+    ///
+    /// AVX2/FMA also where the processor has AVX-512: the AVX-512 kernels
+    /// made a whole evaluation only a little faster and the search no
+    /// faster on the machine that has them (docs/net.md), so they are
+    /// there to measure, not chosen.
     pub fn best() -> Kernels {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
+        if has_avx2_fma() {
             return Kernels(Level::Avx2Fma);
         }
         Kernels::plain()
     }
 
     /// Every set of kernels this processor runs, plain first (for tests
-    /// that compare them).
+    /// and benches that compare them).
     pub fn supported() -> Vec<Kernels> {
         let mut all = vec![Kernels::plain()];
-        if Kernels::best() != Kernels::plain() {
-            all.push(Kernels::best());
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx2_fma() {
+                all.push(Kernels(Level::Avx2Fma));
+            }
+            if has_avx512() {
+                all.push(Kernels(Level::Avx512));
+            }
+            if has_avx512_vnni() {
+                all.push(Kernels(Level::Avx512Vnni));
+            }
         }
         all
     }
 
-    /// The kernels' name, as `bench` reports it: `avx2+fma` or `plain`.
+    /// The kernels' name, as `bench` reports it: `avx512`, `avx2+fma` or
+    /// `plain`.
     pub fn name(self) -> &'static str {
         match self.0 {
             Level::Plain => "plain",
             #[cfg(target_arch = "x86_64")]
             Level::Avx2Fma => "avx2+fma",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => "avx512",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512Vnni => "avx512+vnni",
         }
     }
 
@@ -82,11 +111,33 @@ impl Kernels {
     /// whole evaluation for AVX2 ask this.
     #[inline(always)]
     pub fn avx2_fma(self) -> bool {
-        match self.0 {
-            Level::Plain => false,
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2Fma => true,
+        #[cfg(target_arch = "x86_64")]
+        if self.0 == Level::Avx2Fma {
+            return true;
         }
+        false
+    }
+
+    /// Whether these are the AVX-512 kernels (without VNNI): the callers
+    /// that compile a whole evaluation for AVX-512 ask this.
+    #[inline(always)]
+    pub fn avx512(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.0 == Level::Avx512 {
+            return true;
+        }
+        false
+    }
+
+    /// Whether these are the AVX-512 VNNI kernels: the callers that compile
+    /// a whole evaluation for them ask this.
+    #[inline(always)]
+    pub fn avx512_vnni(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.0 == Level::Avx512Vnni {
+            return true;
+        }
+        false
     }
 
     /// `out[j] += sum_i input[i] w(i, j)`, where `w(i, j)` is
@@ -106,6 +157,14 @@ impl Kernels {
             // processor said it has AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
             Level::Avx2Fma => unsafe { affine_avx2(out, input, rows) },
+            // SAFETY: a `Level::Avx512` is only made after the processor
+            // said it has AVX-512 F and BW (and AVX2 and FMA).
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => unsafe { affine_avx512(out, input, rows) },
+            // SAFETY: a `Level::Avx512Vnni` is only made after the
+            // processor said it has AVX-512 F, BW and VNNI.
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512Vnni => unsafe { affine_avx512_vnni(out, input, rows) },
         }
     }
 
@@ -118,8 +177,34 @@ impl Kernels {
             // SAFETY: as in `affine`.
             #[cfg(target_arch = "x86_64")]
             Level::Avx2Fma => unsafe { dot_avx2(a, b) },
+            // SAFETY: as in `affine`.
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => unsafe { dot_avx512(a, b) },
+            // SAFETY: as in `affine`.
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512Vnni => unsafe { dot_avx512_vnni(a, b) },
         }
     }
+}
+
+/// Whether the processor has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+fn has_avx2_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// Whether the processor has what the AVX-512 kernels use.
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    has_avx2_fma()
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+/// Whether the processor has what the AVX-512 VNNI kernels use.
+#[cfg(target_arch = "x86_64")]
+fn has_avx512_vnni() -> bool {
+    has_avx512() && std::arch::is_x86_feature_detected!("avx512vnni")
 }
 
 #[inline(always)]
@@ -213,6 +298,120 @@ unsafe fn dot_avx2(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
     }
 }
 
+/// # Safety
+/// The processor must have AVX-512 F and BW. As [`affine_avx2`], with the
+/// rows read as two 64-byte halves (offsets 0 and 32 `i16`) and `out` as
+/// two (offsets 0 and 16 `i32`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+unsafe fn affine_avx512(
+    out: &mut [i32; HIDDEN2],
+    input: &[i16; 2 * HIDDEN],
+    rows: &[[i16; 2 * HIDDEN2]; HIDDEN],
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(HIDDEN2 == 32);
+    // SAFETY: the caller guarantees AVX-512 F and BW (see `# Safety`); the
+    // offsets are those listed there.
+    unsafe {
+        let o = out.as_mut_ptr().cast::<__m512i>();
+        let mut acc = [_mm512_loadu_si512(o), _mm512_loadu_si512(o.add(1))];
+        let pairs = input.as_ptr().cast::<i32>();
+        for (i, row) in rows.iter().enumerate() {
+            // Lane m of `madd` is x0 w(2i, j) + x1 w(2i + 1, j), j = 16k + m.
+            let x = _mm512_set1_epi32(pairs.add(i).read_unaligned());
+            let r = row.as_ptr().cast::<__m512i>();
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_add_epi32(*a, _mm512_madd_epi16(x, _mm512_loadu_si512(r.add(k))));
+            }
+        }
+        for (k, a) in acc.into_iter().enumerate() {
+            _mm512_storeu_si512(o.add(k), a);
+        }
+    }
+}
+
+/// # Safety
+/// The processor must have AVX-512 F and BW. The unaligned loads read
+/// offsets 0 to 224 of 256-long `i16` arrays, thirty-two each.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+unsafe fn dot_avx512(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
+    use std::arch::x86_64::*;
+    const _: () = assert!((2 * HIDDEN).is_multiple_of(64));
+    // SAFETY: the caller guarantees AVX-512 F and BW (see `# Safety`); the
+    // offsets are those listed there.
+    unsafe {
+        let (pa, pb) = (a.as_ptr().cast::<__m512i>(), b.as_ptr().cast::<__m512i>());
+        let mut acc = [_mm512_setzero_si512(); 2];
+        for i in (0..2 * HIDDEN / 32).step_by(2) {
+            for (k, s) in acc.iter_mut().enumerate() {
+                let p = _mm512_madd_epi16(
+                    _mm512_loadu_si512(pa.add(i + k)),
+                    _mm512_loadu_si512(pb.add(i + k)),
+                );
+                *s = _mm512_add_epi32(*s, p);
+            }
+        }
+        _mm512_reduce_add_epi32(_mm512_add_epi32(acc[0], acc[1]))
+    }
+}
+
+/// # Safety
+/// The processor must have AVX-512 F, BW and VNNI; the offsets are
+/// [`affine_avx512`]'s.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
+unsafe fn affine_avx512_vnni(
+    out: &mut [i32; HIDDEN2],
+    input: &[i16; 2 * HIDDEN],
+    rows: &[[i16; 2 * HIDDEN2]; HIDDEN],
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller guarantees AVX-512 F, BW and VNNI (see
+    // `# Safety`); the offsets are those of `affine_avx512`.
+    unsafe {
+        let o = out.as_mut_ptr().cast::<__m512i>();
+        let mut acc = [_mm512_loadu_si512(o), _mm512_loadu_si512(o.add(1))];
+        let pairs = input.as_ptr().cast::<i32>();
+        for (i, row) in rows.iter().enumerate() {
+            let x = _mm512_set1_epi32(pairs.add(i).read_unaligned());
+            let r = row.as_ptr().cast::<__m512i>();
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_dpwssd_epi32(*a, x, _mm512_loadu_si512(r.add(k)));
+            }
+        }
+        for (k, a) in acc.into_iter().enumerate() {
+            _mm512_storeu_si512(o.add(k), a);
+        }
+    }
+}
+
+/// # Safety
+/// The processor must have AVX-512 F, BW and VNNI; the offsets are
+/// [`dot_avx512`]'s.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
+unsafe fn dot_avx512_vnni(a: &[i16; 2 * HIDDEN], b: &[i16; 2 * HIDDEN]) -> i32 {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller guarantees AVX-512 F, BW and VNNI (see
+    // `# Safety`); the offsets are those of `dot_avx512`.
+    unsafe {
+        let (pa, pb) = (a.as_ptr().cast::<__m512i>(), b.as_ptr().cast::<__m512i>());
+        let mut acc = [_mm512_setzero_si512(); 2];
+        for i in (0..2 * HIDDEN / 32).step_by(2) {
+            for (k, s) in acc.iter_mut().enumerate() {
+                *s = _mm512_dpwssd_epi32(
+                    *s,
+                    _mm512_loadu_si512(pa.add(i + k)),
+                    _mm512_loadu_si512(pb.add(i + k)),
+                );
+            }
+        }
+        _mm512_reduce_add_epi32(_mm512_add_epi32(acc[0], acc[1]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,15 +446,20 @@ mod tests {
             a.iter().zip(b).map(|(&p, &q)| p as i64 * q as i64).sum()
         };
         let all = Kernels::supported();
-        // Where the processor has AVX2 and FMA, both paths are tested.
+        // Every path the processor runs is tested; those it lacks are
+        // named as skipped.
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(
-            all.len(),
-            1 + usize::from(
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-            )
-        );
+        {
+            assert_eq!(
+                all.len(),
+                1 + usize::from(has_avx2_fma())
+                    + usize::from(has_avx512())
+                    + usize::from(has_avx512_vnni())
+            );
+            if !has_avx512_vnni() {
+                eprintln!("no AVX-512 (VNNI) on this processor: those kernels are not tested here");
+            }
+        }
         for kernels in all {
             let name = kernels.name();
             for (a, b) in [(&x, &y), (&full, &top), (&full, &bottom), (&x, &x)] {
