@@ -217,6 +217,11 @@ const SPECS: &[Spec] = &[
         default: "20",
     },
     Spec {
+        name: "Contempt",
+        kind: spin(0, 50, |o, v| o.setup.search.params.contempt = v as f32 / 100.0),
+        default: "0",
+    },
+    Spec {
         name: "RandomMove",
         kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",

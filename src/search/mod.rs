@@ -200,6 +200,11 @@ pub struct Params {
     /// With PUCT: an unvisited child's value is its parent's, for the
     /// player choosing, less this.
     pub fpu_reduction: f32,
+    /// Contempt: what a draw is worth less than half a point to the side
+    /// to move at the root (and more to the other), 0 to 0.5, taken off
+    /// each backed-up value in proportion to its draw share. 0 (the
+    /// default) values draws as they are.
+    pub contempt: f32,
 }
 
 impl Default for Params {
@@ -213,6 +218,7 @@ impl Default for Params {
             eval_weight: 1.0,
             policy: 0.0,
             fpu_reduction: 0.2,
+            contempt: 0.0,
         }
     }
 }

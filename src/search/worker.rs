@@ -78,13 +78,34 @@ enum Leaf {
 }
 
 /// What an iteration found on its way down, for the backup.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Found {
     /// Whether it proved a node (the proofs go up with the result).
     newly_proven: bool,
     /// Whether its leaf was valued (a playout or the evaluator), not
     /// proven or ended.
     played: bool,
+}
+
+/// The score units a leaf gives whoever moved into a node at an odd depth
+/// (the side to move at the root) and at an even depth, `2 unit` in all:
+/// with `contempt` (0 to 0.5), a draw's share is worth that much less than
+/// half a point to the root's side and more to the other.
+#[inline(always)]
+fn rewards(leaf: Leaf, root_side: Player, unit: u32, contempt: f32) -> (u32, u32) {
+    // Units a whole draw costs the root's side: at most `unit` (contempt
+    // 0.5), so no reward falls below 0.
+    let cost = ((contempt.clamp(0.0, 0.5) * (2 * unit) as f32) as u32).min(unit);
+    match leaf {
+        Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
+        Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
+        Leaf::Outcome(Outcome::Draw) => (unit - cost, unit + cost),
+        Leaf::Value(v, draw) => {
+            // `draw` is at most `v` (leaf_value cuts it), so `shift` too.
+            let shift = (u64::from(cost) * u64::from(draw) / u64::from(unit)) as u32;
+            (v - shift, 2 * unit - v + shift)
+        }
+    }
 }
 
 /// What to do at a node that is not expanded yet.
@@ -218,7 +239,7 @@ impl<G: Game> Worker<G> {
                 break Leaf::Outcome(o);
             }
         };
-        self.backpropagate(tree, share, leaf, found.newly_proven, found.played, shared);
+        self.backpropagate(tree, share, leaf, found, shared, params.contempt);
     }
 
     /// At node `idx` (position `pos`), not expanded yet: expands it when
@@ -410,21 +431,20 @@ impl<G: Game> Worker<G> {
         tree: &Tree<G>,
         share: &Share,
         leaf: Leaf,
-        mut proven: bool,
-        played: bool,
+        found: Found,
         shared: bool,
+        contempt: f32,
     ) {
+        let Found {
+            newly_proven: mut proven,
+            played,
+        } = found;
         let len = self.path.len();
         // Score units for whoever moved into a node at an odd depth (the
         // side to move at the root) and at an even depth (the other side).
         let root_side = tree.root_pos().side_to_move();
         let unit = tree.unit();
-        let (odd, even) = match leaf {
-            Leaf::Outcome(Outcome::Win(p)) if p == root_side => (2 * unit, 0),
-            Leaf::Outcome(Outcome::Win(_)) => (0, 2 * unit),
-            Leaf::Outcome(Outcome::Draw) => (unit, unit),
-            Leaf::Value(v, _) => (v, 2 * unit - v),
-        };
+        let (odd, even) = rewards(leaf, root_side, unit, contempt);
         for d in (0..len).rev() {
             let step = self.path[d];
             let idx = step.idx as usize;
@@ -547,5 +567,23 @@ mod tests {
             let next = &pair[1] as *const Worker<Position> as usize;
             assert!(end / 128 < next / 128, "two workers on one cache line");
         }
+    }
+
+    #[test]
+    fn contempt_takes_a_share_of_the_draws_from_the_root_side() {
+        let unit = 1000;
+        let x = Player::X;
+        // Without contempt, the leaf's units as they are.
+        assert_eq!(rewards(Leaf::Value(1200, 600), x, unit, 0.0), (1200, 800));
+        assert_eq!(rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.0), (1000, 1000));
+        // Contempt 0.1: a whole draw costs the root's side 0.1 of 2 units a
+        // point; a leaf with 60% draws loses 60% of that.
+        assert_eq!(rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.1), (800, 1200));
+        assert_eq!(rewards(Leaf::Value(1200, 600), x, unit, 0.1), (1080, 920));
+        // Wins and losses are untouched, and the largest contempt leaves
+        // no reward below 0 or above 2 units.
+        let win = Leaf::Outcome(Outcome::Win(x));
+        assert_eq!(rewards(win, x, unit, 0.5), (2000, 0));
+        assert_eq!(rewards(Leaf::Value(400, 400), x, unit, 9.0), (0, 2000));
     }
 }
