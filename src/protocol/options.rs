@@ -218,7 +218,9 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "Contempt",
-        kind: spin(0, 50, |o, v| o.setup.search.params.contempt = v as f32 / 100.0),
+        kind: spin(0, 50, |o, v| {
+            o.setup.search.params.contempt = v as f32 / 100.0
+        }),
         default: "0",
     },
     Spec {

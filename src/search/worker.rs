@@ -575,10 +575,16 @@ mod tests {
         let x = Player::X;
         // Without contempt, the leaf's units as they are.
         assert_eq!(rewards(Leaf::Value(1200, 600), x, unit, 0.0), (1200, 800));
-        assert_eq!(rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.0), (1000, 1000));
+        assert_eq!(
+            rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.0),
+            (1000, 1000)
+        );
         // Contempt 0.1: a whole draw costs the root's side 0.1 of 2 units a
         // point; a leaf with 60% draws loses 60% of that.
-        assert_eq!(rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.1), (800, 1200));
+        assert_eq!(
+            rewards(Leaf::Outcome(Outcome::Draw), x, unit, 0.1),
+            (800, 1200)
+        );
         assert_eq!(rewards(Leaf::Value(1200, 600), x, unit, 0.1), (1080, 920));
         // Wins and losses are untouched, and the largest contempt leaves
         // no reward below 0 or above 2 units.
