@@ -370,14 +370,23 @@ macro_rules! board_class {
             }
 
             /// Wins of x, wins of o and draws of `n` uniformly random games
-            /// from this position, seeded.
+            /// from this position, seeded (Ctrl-C stops it).
             #[pyo3(signature = (n, seed=0))]
-            fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64, u64) {
+            fn random_playouts(
+                &self,
+                py: Python<'_>,
+                n: u64,
+                seed: u64,
+            ) -> PyResult<(u64, u64, u64)> {
                 let pos = self.pos;
-                py.detach(|| {
+                interruptible(py, &|| (), |should_stop| {
                     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
                     let mut counts = (0, 0, 0);
-                    for _ in 0..n {
+                    for i in 0..n {
+                        // Signals are looked at every 4096 games (a few ms).
+                        if i % 4096 == 4095 && should_stop() {
+                            break;
+                        }
                         let mut p = pos;
                         while p.play_random(&mut rng) {}
                         match p.outcome() {

@@ -32,7 +32,7 @@ def test_analyse_follows_its_limits():
     assert len(found.lines) == 81
     started = time.monotonic()
     found = ultimo.analyse(board, time=0.3, eval="playout")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # only a hang gets near this
     assert found.best_move in board.legal_moves()
     # Two threads, one tree.
     assert ultimo.analyse(board, nodes=4000, threads=2).best_move in board.legal_moves()
@@ -105,13 +105,14 @@ def test_the_search_releases_the_gil():
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to itself needs a POSIX system")
-@pytest.mark.parametrize("work", ["analyse", "solve", "perft"])
+@pytest.mark.parametrize("work", ["analyse", "solve", "perft", "playouts"])
 def test_ctrl_c_stops_the_work(work):
     board = ultimo.Board()
     run = {
         "analyse": lambda: ultimo.analyse(board, time=60, eval="playout"),
         "solve": lambda: ultimo.solve(board, time=60),
         "perft": lambda: board.perft(9),
+        "playouts": lambda: board.random_playouts(10**12),
     }[work]
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
