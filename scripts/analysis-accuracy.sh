@@ -7,7 +7,8 @@
 # with its 95% interval.
 #
 #   scripts/analysis-accuracy.sh [--time S] [--hash MIB] [--jobs N]
-#                                [--lines FROM-TO] [--ultimo BIN] [FILE]
+#                                [--lines FROM-TO] [--ultimo BIN]
+#                                [--out RESULTS] [FILE]
 #
 # Defaults: --time 1, --hash 16, --jobs 1 (positions analysed at once,
 # one search thread each), the release build, every line of
@@ -15,12 +16,17 @@
 # when the best line has a proof, else the largest of its win, draw and
 # loss chances. With --jobs above 1 the positions share the machine's
 # cores: keep it at most the number of cores, as each search is timed.
+# With --out, each result line is also appended to RESULTS as it comes,
+# positions already there are skipped, and the fractions count every
+# result in RESULTS within the lines asked for: a long run (60 s a
+# position is four hours) can stop and go on where it left off.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 time=1
 hash=16
 jobs=1
 lines=""
+out=""
 ultimo="$here/../target/release/ultimo"
 file="$here/analysis-positions.txt"
 while [ $# -gt 0 ]; do
@@ -30,7 +36,8 @@ while [ $# -gt 0 ]; do
         --jobs) jobs="$2"; shift 2 ;;
         --lines) lines="$2"; shift 2 ;;
         --ultimo) ultimo="$2"; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --out) out="$2"; shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) file="$1"; shift ;;
     esac
@@ -73,15 +80,31 @@ EOF
 export -f one
 export ultimo time hash work
 
-echo "# $(basename "$file") lines $first-$last, --time $time --hash $hash, $jobs at once, $("$ultimo" --version)"
+header="# $(basename "$file") lines $first-$last, --time $time --hash $hash, $jobs at once, $("$ultimo" --version)"
+echo "$header"
+# The positions already in RESULTS (their numbers), to skip.
+declare -A done=()
+if [[ -n $out ]]; then
+    touch "$out"
+    while read -r n _; do done[$n]=1; done < <(grep -v '^#' "$out" || true)
+    if [[ ${#done[@]} -gt 0 ]]; then
+        echo "# ${#done[@]} results already in $out: those positions are skipped"
+    fi
+    echo "$header" >> "$out"
+fi
 printf '%4s %3s %-5s %-4s %-4s %-5s %-6s %-4s %5s %8s %10s %8s\n' \
     "#" ply value best keep says from right depth seldepth nodes hashfull
 sed -n "${first},${last}p" "$file" | awk -v f="$first" '{print f + NR - 1 "\t" $0}' |
-    while IFS=$'\t' read -r n line; do printf '%s\0%s\0' "$n" "$line"; done |
-    xargs -0 -n 2 -P "$jobs" bash -c 'one "$1" "$2"' _ | tee "$work/results" | cat
-python3 - "$work/results" <<'EOF'
+    while IFS=$'\t' read -r n line; do
+        if [[ -z ${done[$n]:-} ]]; then printf '%s\0%s\0' "$n" "$line"; fi
+    done |
+    xargs -0 -n 2 -P "$jobs" bash -c 'one "$1" "$2"' _ |
+    if [[ -n $out ]]; then tee -a "$out"; else tee "$work/results"; fi
+python3 - "${out:-$work/results}" "$first" "$last" <<'EOF'
 import math, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+first, last = int(sys.argv[2]), int(sys.argv[3])
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith('#')]
+rows = [r for r in rows if first <= int(r[0]) <= last]
 n = len(rows)
 def frac(k):
     # The share and its 95% Wilson interval.
