@@ -413,9 +413,9 @@ fn clock_is_honoured() {
         ..Limits::default()
     };
     let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
-    assert!(hard <= Duration::from_millis(200), "{hard:?}");
+    assert!(hard <= Duration::from_millis(500), "{hard:?}");
     let report = run(&mut s, &Position::startpos(), &limits);
-    // At most `hard` (under 200 ms) of search; never the whole clock,
+    // At most `hard` (under 500 ms) of search; never the whole clock,
     // even on a loaded machine.
     assert!(report.elapsed < Duration::from_millis(2_000), "{report:?}");
     assert!(report.best_move().is_some());
@@ -463,7 +463,7 @@ fn clock_search_with_nothing_to_choose_answers_at_once() {
     }
 }
 
-/// Neither time manager thinks past the hard limit (under 200 ms here),
+/// Neither time manager thinks past the hard limit (under 500 ms here),
 /// nor, however loaded the machine, anywhere near the whole clock (the
 /// bound, on the search's own clock).
 #[test]
@@ -473,7 +473,7 @@ fn clock_search_keeps_within_the_hard_limit() {
         let mut s = searcher(2, 16, 0);
         s.options.smart_time = smart;
         let hard = plan(&limits, s.options.move_overhead, 0, 60).unwrap().hard;
-        assert!(hard <= Duration::from_millis(200), "{hard:?}");
+        assert!(hard <= Duration::from_millis(500), "{hard:?}");
         for pos in [Position::startpos(), single_moves(1)[0]] {
             let report = run(&mut s, &pos, &limits);
             assert!(report.best_move().is_some());
