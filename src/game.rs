@@ -5,6 +5,7 @@
 //! [`Game`]. A second two-player game can be searched by implementing it.
 
 use std::fmt::{self, Debug, Display};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 
 /// One of the two players. `X` moves first. (In Ultimate Tic-Tac-Toe they
@@ -218,7 +219,10 @@ impl ChildCount for u16 {
 }
 
 /// A two-player, zero-sum, perfect-information game with win, draw and loss.
-pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
+///
+/// Positions hash: the solver's table keys them (also for the search's
+/// leaf solver).
+pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + Hash + 'static {
     /// A move. The search stores one per tree node, so keep it small.
     type Move: Packed + Eq + Debug + Display + Default;
 
@@ -246,6 +250,14 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + 'static {
 
     /// Plies played so far (for time management).
     fn ply(&self) -> u32;
+
+    /// At most this many plies are left to play (the search settles a
+    /// leaf with its leaf solver when this is small, see
+    /// [`crate::search::Params::leaf_solve`]). By default
+    /// [`Game::MAX_PLIES`], which settles none below the threshold.
+    fn plies_left_bound(&self) -> u32 {
+        Self::MAX_PLIES as u32
+    }
 
     /// How the game ended, or `None` while it goes on.
     fn outcome(&self) -> Option<Outcome>;

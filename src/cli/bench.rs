@@ -2,7 +2,9 @@
 //! for measuring speed and as a checksum of the search's behaviour.
 //!
 //! Each position gets [`NODES_PER_POSITION`] iterations from a fresh tree
-//! with seed 0; searches that prove their result stop earlier. With one
+//! with seed 0, without the leaf solver (`SolveLeaves 0`, so that the
+//! figures time the tree search alone); searches that prove their result
+//! stop earlier. With one
 //! thread the total node count is the same on every machine and changes
 //! only when the search's behaviour changes (a test pins it).
 //!
@@ -18,7 +20,7 @@ use crate::display::score::score;
 use crate::engine::{Eval, NetGame, Setup};
 use crate::game::GameKind;
 use crate::rules::Position;
-use crate::search::{Control, Limits, Options};
+use crate::search::{Control, Limits, Options, Params};
 use crate::super15;
 
 /// The bench positions: the start, an opening, middle games, positions
@@ -180,6 +182,12 @@ fn options(threads: usize) -> Options {
         threads,
         hash_mb: 64,
         seed: 0,
+        // Without the leaf solver, whose nodes are not iterations: the
+        // bench times the tree search, comparable from build to build.
+        params: Params {
+            leaf_solve: 0,
+            ..Params::default()
+        },
         ..Options::default()
     }
 }

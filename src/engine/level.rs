@@ -223,10 +223,12 @@ impl Weakening {
 
     /// The limits of a weakened search given `limits`: the level's nodes
     /// in place of any node count, within the same time (a level never
-    /// uses more time than it was given, and may use less).
+    /// uses more time than it was given, and may use less), and no leaf
+    /// solver (the levels were calibrated without it).
     pub fn limits(&self, limits: &Limits) -> Limits {
         Limits {
             nodes: Some(self.nodes),
+            no_leaf_solver: true,
             ..limits.clone()
         }
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::game::{Game, Notation};
 use crate::net::{Net, NetError};
 use crate::search::{Evaluator, Options, Params, SearchError, Searcher};
+use crate::solve::Leaves;
 
 /// How the search values its leaves.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -196,7 +197,9 @@ impl Setup {
     }
 
     /// A searcher at `root` valuing its leaves as [`Setup::eval`] asks
-    /// (`net` being the game's), with the parameters for that.
+    /// (`net` being the game's), with the parameters for that, and the
+    /// proof-number solver settling leaves near the end
+    /// ([`crate::search::Params::leaf_solve`]).
     pub fn searcher<G: Game>(
         &self,
         net: Option<&LoadedNet<G>>,
@@ -205,6 +208,7 @@ impl Setup {
         let (options, evaluator) = self.choose(net);
         let mut searcher = Searcher::new(options, root)?;
         searcher.set_evaluator(evaluator);
+        searcher.set_leaf_solver(Some(Leaves::maker()));
         Ok(searcher)
     }
 }

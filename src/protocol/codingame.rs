@@ -282,6 +282,7 @@ pub fn run(
     }
     let mut game = BoardCountTiebreak(Position::startpos());
     let mut searcher = Searcher::new(settings.options.clone(), game)?;
+    searcher.set_leaf_solver(Some(crate::solve::Leaves::maker()));
     let mut first = true;
     loop {
         let valid = match read_turn(input, &mut game.0, log)? {

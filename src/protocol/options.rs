@@ -224,6 +224,11 @@ const SPECS: &[Spec] = &[
         default: "0",
     },
     Spec {
+        name: "SolveLeaves",
+        kind: spin(0, 81, |o, v| o.setup.search.params.leaf_solve = v as u32),
+        default: "20",
+    },
+    Spec {
         name: "RandomMove",
         kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",

@@ -383,6 +383,7 @@ pub fn run(
     log: &mut impl Write,
 ) -> Result<(), RiddlesError> {
     let mut searcher = Searcher::new(options.clone(), Position::startpos())?;
+    searcher.set_leaf_solver(Some(crate::solve::Leaves::maker()));
     let mut state = State::default();
     let mut buf = Vec::new();
     loop {

@@ -27,6 +27,10 @@ impl Game for Position {
         Position::ply(self)
     }
 
+    fn plies_left_bound(&self) -> u32 {
+        self.open_cells()
+    }
+
     #[inline]
     fn legal_moves(&self) -> MoveList {
         Position::legal_moves(self)
@@ -62,7 +66,7 @@ impl Game for Position {
 /// with more small boards won (still a draw when they won as many).
 /// Everything else is [`Position`]'s, except [`Game::may_win`]: a drawn
 /// board can be a win here, so it keeps the default.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
 pub struct BoardCountTiebreak(pub Position);
 
 impl std::fmt::Display for BoardCountTiebreak {
@@ -86,6 +90,10 @@ impl Game for BoardCountTiebreak {
 
     fn ply(&self) -> u32 {
         self.0.ply()
+    }
+
+    fn plies_left_bound(&self) -> u32 {
+        self.0.open_cells()
     }
 
     #[inline(always)]

@@ -591,6 +591,11 @@ impl Position {
         1 + self.marks(Player::O).count_ones()
     }
 
+    /// The empty cells of open boards: at most the plies left to play.
+    pub fn open_cells(&self) -> u32 {
+        self.open.count_ones()
+    }
+
     /// The legal moves as a cell mask; zero when the game is over.
     #[inline(always)]
     pub fn legal_mask(&self) -> u128 {

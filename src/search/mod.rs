@@ -165,6 +165,22 @@ pub trait Evaluator<G: Game>: Send + Sync {
     }
 }
 
+/// Settles positions near the end of the game exactly, for the search's
+/// leaves ([`Params::leaf_solve`], [`Searcher::set_leaf_solver`]): each
+/// search thread has its own, and keeps it from search to search.
+///
+/// The search sees positions only through [`Game`]; the `solve` module's
+/// proof-number solver is the engine's.
+pub trait LeafSolver<G: Game>: Send {
+    /// The result for the side to move in `pos` (not over) and the plies
+    /// to the end along the proof, when proven within about `nodes` nodes
+    /// of its own search; `None` when not.
+    fn settle(&mut self, pos: &G, nodes: u64) -> Option<(Verdict, u32)>;
+}
+
+/// Makes a [`LeafSolver`] for each search thread.
+pub type NewLeafSolver<G> = Arc<dyn Fn() -> Box<dyn LeafSolver<G>> + Send + Sync>;
+
 /// How playouts choose moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Playout {
@@ -205,7 +221,20 @@ pub struct Params {
     /// each backed-up value in proportion to its draw share. 0 (the
     /// default) values draws as they are.
     pub contempt: f32,
+    /// With MCTS-Solver ([`Params::solver`]) and a leaf solver
+    /// ([`Searcher::set_leaf_solver`]): a new leaf with at most this many
+    /// plies left ([`Game::plies_left_bound`]) is first given to the leaf
+    /// solver, and a proof settles it; 0 never does.
+    pub leaf_solve: u32,
+    /// The nodes the leaf solver may search for one leaf.
+    pub leaf_solve_nodes: u64,
 }
+
+/// The default [`Params::leaf_solve`]: measured, see docs/search.md.
+pub const LEAF_SOLVE: u32 = 20;
+
+/// The default [`Params::leaf_solve_nodes`].
+pub const LEAF_SOLVE_NODES: u64 = 300;
 
 impl Default for Params {
     fn default() -> Self {
@@ -219,6 +248,8 @@ impl Default for Params {
             policy: 0.0,
             fpu_reduction: 0.2,
             contempt: 0.0,
+            leaf_solve: LEAF_SOLVE,
+            leaf_solve_nodes: LEAF_SOLVE_NODES,
         }
     }
 }
@@ -284,6 +315,9 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Search until stopped, even past the other limits.
     pub infinite: bool,
+    /// Leave the leaf solver out of this search ([`Params::leaf_solve`]
+    /// taken as 0): the levels for people were measured without it.
+    pub no_leaf_solver: bool,
 }
 
 /// Signals from outside a running search (another thread).
@@ -441,6 +475,8 @@ pub struct Searcher<G: Game> {
     /// Whether a full tree is recycled (always, but for tests that
     /// compare with the tree that stays full).
     recycle: bool,
+    /// Makes each thread's leaf solver, when set.
+    leaf_solver: Option<NewLeafSolver<G>>,
 }
 
 impl<G: Game> Searcher<G> {
@@ -465,6 +501,7 @@ impl<G: Game> Searcher<G> {
             memory,
             evaluator: None,
             recycle: true,
+            leaf_solver: None,
         })
     }
 
@@ -480,6 +517,16 @@ impl<G: Game> Searcher<G> {
         self.evaluator = evaluator;
         let unit = self.unit();
         self.tree.set_unit(unit);
+    }
+
+    /// Settles new leaves near the end of the game with the leaf solvers
+    /// `new` makes, one for each thread, as [`Params::leaf_solve`] says
+    /// (`None`: never). The tree stays: its proofs hold either way.
+    pub fn set_leaf_solver(&mut self, new: Option<NewLeafSolver<G>>) {
+        self.leaf_solver = new;
+        for w in &mut self.workers {
+            w.leaf = None;
+        }
     }
 
     /// The tree's score unit: finer with an evaluator.
@@ -558,9 +605,14 @@ impl<G: Game> Searcher<G> {
         Ok(())
     }
 
-    /// Forgets the tree (a new game).
+    /// Forgets the tree and what the leaf solvers learnt (a new game).
     pub fn clear(&mut self, root: G) {
         self.tree.reset(root);
+        // The leaf solvers' tables too, so that a new game searches as
+        // the first did.
+        for w in &mut self.workers {
+            w.leaf = None;
+        }
     }
 
     /// Most nodes the tree can hold.
@@ -580,7 +632,10 @@ impl<G: Game> Searcher<G> {
         on_info: &mut (dyn FnMut(&Report<G::Move>) + Send),
     ) -> Report<G::Move> {
         let start = Instant::now();
-        let params = self.options.params;
+        let mut params = self.options.params;
+        if limits.no_leaf_solver {
+            params.leaf_solve = 0;
+        }
         let threads = self
             .pool
             .as_ref()
@@ -600,6 +655,12 @@ impl<G: Game> Searcher<G> {
         }
         for (i, w) in self.workers.iter_mut().enumerate() {
             w.begin(&self.tree, self.options.seed.wrapping_add(i as u64));
+            if w.leaf.is_none()
+                && params.leaf_solve > 0
+                && let Some(new) = &self.leaf_solver
+            {
+                w.leaf = Some(new());
+            }
         }
         let children = self.tree.root().num_children();
         let shares: Vec<Share> = (0..threads).map(|_| Share::new(children)).collect();

@@ -1020,7 +1020,7 @@ fn more_than_255_children() {
 
 /// Ultimate Tic-Tac-Toe whose playouts are slow (a sleep per random move,
 /// about 5 ms a playout), standing for a game with long playouts.
-#[derive(Copy, Clone, PartialEq, Debug)]
+#[derive(Copy, Clone, PartialEq, Debug, Hash)]
 struct SlowPlayouts(Position);
 
 impl std::fmt::Display for SlowPlayouts {
@@ -1337,4 +1337,49 @@ fn eight_threads_prove_what_one_thread_proves() {
     }
     assert!(agreed >= 50, "{agreed} proofs compared");
     assert!(exhaustive >= 50, "{exhaustive} proofs searched out");
+}
+
+/// A leaf solver that proves nothing and counts the leaves it is given
+/// (each with at most this many open cells).
+struct CountingLeaves(Arc<std::sync::atomic::AtomicU64>, u32);
+
+impl LeafSolver<Position> for CountingLeaves {
+    fn settle(&mut self, pos: &Position, _nodes: u64) -> Option<(Verdict, u32)> {
+        assert!(pos.outcome().is_none());
+        assert!(pos.open_cells() <= self.1);
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        None
+    }
+}
+
+/// The leaf solver sees the leaves near the end, and none when the
+/// limits (a level's search) or the parameters leave it out.
+#[test]
+fn the_leaf_solver_sees_leaves_near_the_end_unless_left_out() {
+    // 36 empty cells of open boards are left.
+    let pos: Position = "o1o3o1x/x1xoxox1x/o5o1o/5oxxo/2x4oo/ooo2x1x1/xxxx1x1o1/5ox2/9 x 18 i7"
+        .parse()
+        .unwrap();
+    assert_eq!(pos.open_cells(), 36);
+    let count = |limits: &Limits, leaf_solve: u32| {
+        let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut s = searcher(1, 16, 0);
+        s.options.params.leaf_solve = leaf_solve;
+        let counter = Arc::clone(&seen);
+        s.set_leaf_solver(Some(Arc::new(move || {
+            Box::new(CountingLeaves(Arc::clone(&counter), leaf_solve))
+                as Box<dyn LeafSolver<Position>>
+        })));
+        run(&mut s, &pos, limits);
+        seen.load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let limits = nodes(2_000);
+    let n = count(&limits, 34);
+    assert!(n > 100, "{n} leaves");
+    assert_eq!(count(&limits, 0), 0);
+    let level = Limits {
+        no_leaf_solver: true,
+        ..limits
+    };
+    assert_eq!(count(&level, 34), 0);
 }

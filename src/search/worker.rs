@@ -12,7 +12,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 
 use super::node::{EXPANDING, Node};
 use super::tree::{Cursor, Expansion, Tree};
-use super::{Evaluator, Params, Playout};
+use super::{Evaluator, LeafSolver, Params, Playout};
 use crate::game::{ChildCount, Game, Outcome, Packed, Player, Verdict};
 
 /// Virtual visits a thread adds to each node two plies or more below the
@@ -153,6 +153,8 @@ pub(crate) struct Worker<G: Game> {
     child_pending: Vec<(u32, u32)>,
     /// Iterations left of the budget this thread claimed.
     pub budget: u64,
+    /// This thread's leaf solver, once the search has one.
+    pub leaf: Option<Box<dyn LeafSolver<G>>>,
     game: PhantomData<fn(G)>,
 }
 
@@ -169,6 +171,7 @@ impl<G: Game> Worker<G> {
             root_pending: (0, 0),
             child_pending: Vec::with_capacity(G::MAX_MOVES),
             budget: 0,
+            leaf: None,
             game: PhantomData,
         }
     }
@@ -257,6 +260,9 @@ impl<G: Game> Worker<G> {
         found: &mut Found,
     ) -> AtNode {
         let node = tree.node(idx);
+        if idx != 0 && self.settle(tree, idx, pos, params, found) {
+            return AtNode::Again;
+        }
         if idx != 0
             && let Some(e) = eval.filter(|_| tree.with_priors())
         {
@@ -306,6 +312,37 @@ impl<G: Game> Worker<G> {
                 })
             }
         }
+    }
+
+    /// Gives node `idx` (position `pos`, not the root, not expanded) to the
+    /// leaf solver when it is near enough to the end
+    /// ([`Params::leaf_solve`]); whether it came back proven.
+    #[inline(always)]
+    fn settle(
+        &mut self,
+        tree: &Tree<G>,
+        idx: usize,
+        pos: &G,
+        params: &Params,
+        found: &mut Found,
+    ) -> bool {
+        if !params.solver || pos.plies_left_bound() > params.leaf_solve {
+            return false;
+        }
+        let Some(solver) = self.leaf.as_mut() else {
+            return false;
+        };
+        let Some((verdict, plies)) = solver.settle(pos, params.leaf_solve_nodes) else {
+            return false;
+        };
+        // The node's proof is for the player who moved into it.
+        if tree
+            .node(idx)
+            .prove(verdict.flip(), plies.min(u8::MAX as u32) as u8)
+        {
+            found.newly_proven = true;
+        }
+        true
     }
 
     /// From node `idx`, expanded, one step down: selects a child, plays its

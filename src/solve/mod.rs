@@ -41,11 +41,12 @@ mod table;
 mod tests;
 
 use std::hash::Hash;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, Verdict};
-use crate::search::Control;
+use crate::search::{Control, LeafSolver, NewLeafSolver};
 use dfpn::{NOT_LOSE, Stops, WIN, Worker, child_goal, settled, verdict};
 use table::{NO_DIST, NO_MOVE, Table, key};
 
@@ -496,4 +497,56 @@ fn searched_line<G: Game + Hash>(w: &Worker<G>, root: &G, goal: u8) -> Vec<G::Mo
         goal = child_goal(goal);
     }
     pv
+}
+
+/// The table of each search thread's leaf solver, in MiB (beside the
+/// search's `Hash`).
+pub const LEAF_HASH_MB: usize = 2;
+
+/// The search's leaf solver ([`LeafSolver`]): a [`Solver`] with a table
+/// of [`LEAF_HASH_MB`], one for each search thread, that settles the
+/// search's leaves near the end of the game. What its table learns stays
+/// for the next leaves, and the next searches.
+pub struct Leaves {
+    /// `None` where its table could not be reserved: it settles nothing.
+    solver: Option<Solver>,
+    control: Control,
+}
+
+impl Leaves {
+    /// A leaf solver, its table reserved at once.
+    pub fn new() -> Leaves {
+        let options = Options {
+            hash_mb: LEAF_HASH_MB,
+            ..Options::default()
+        };
+        Leaves {
+            solver: Solver::new(&options).ok(),
+            control: Control::new(),
+        }
+    }
+
+    /// What makes one for each thread of a search over `G`
+    /// ([`crate::search::Searcher::set_leaf_solver`]).
+    pub fn maker<G: Game>() -> NewLeafSolver<G> {
+        Arc::new(|| Box::new(Leaves::new()))
+    }
+}
+
+impl Default for Leaves {
+    fn default() -> Self {
+        Leaves::new()
+    }
+}
+
+impl<G: Game> LeafSolver<G> for Leaves {
+    fn settle(&mut self, pos: &G, nodes: u64) -> Option<(Verdict, u32)> {
+        let solver = self.solver.as_mut()?;
+        let limits = Limits {
+            nodes: Some(nodes),
+            time: None,
+        };
+        let solution = solver.solve(pos, &limits, &self.control, &mut |_| {});
+        Some((solution.verdict?, solution.plies.unwrap_or(0)))
+    }
 }
