@@ -171,7 +171,7 @@ pub trait Evaluator<G: Game>: Send + Sync {
 ///
 /// The search sees positions only through [`Game`]; the `solve` module's
 /// proof-number solver is the engine's.
-pub trait LeafSolver<G: Game>: Send {
+pub trait LeafSolver<G: Game>: Send + Sync {
     /// The result for the side to move in `pos` (not over) and the plies
     /// to the end along the proof, when proven within about `nodes` nodes
     /// of its own search; `None` when not.
