@@ -1,14 +1,17 @@
 //! Search speed: iterations per second from the start position, with one
-//! and two threads; and the time from `stop` to the search's return, with
-//! one, two and 64 threads (more than the cores). Run: `cargo bench --bench
+//! and two threads; with the net (its priors and values, one thread), from
+//! the start and from a middle game, where the walk through a large tree
+//! costs most; and the time from `stop` to the search's return, with one,
+//! two and 64 threads (more than the cores). Run: `cargo bench --bench
 //! search`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ultimo::engine::{Eval, Setup};
 use ultimo::rules::Position;
-use ultimo::search::{Control, Limits, Options, Searcher};
+use ultimo::search::{Control, Limits, Options, Params, Searcher};
 
 const NODES: u64 = 200_000;
 
@@ -41,6 +44,53 @@ fn bench_iterations(c: &mut Criterion) {
                 })
             },
         );
+    }
+    g.finish();
+}
+
+/// Iterations with the net in a fresh tree (of 256 MiB, as the engine's
+/// default), as `ultimo bench --eval net` searches: without the leaf
+/// solver, whose nodes are not iterations.
+const NET_NODES: u64 = 300_000;
+
+/// A middle game (the fifth of `ultimo bench`'s positions).
+const MIDDLE_GAME: &str = "4oo1xo/9/1xo2xx1x/4x4/2x3o2/1xxx1xx1o/2ox2o1x/oo2oo1o1/1o3oxxo x 17 i4";
+
+fn bench_net_iterations(c: &mut Criterion) {
+    let setup = Setup::new(
+        Options {
+            threads: 1,
+            hash_mb: 256,
+            params: Params {
+                leaf_solve: 0,
+                ..Params::default()
+            },
+            ..Options::default()
+        },
+        Eval::Net,
+    );
+    let net = setup
+        .load_net::<Position>()
+        .expect("the built-in net loads");
+    let mut searcher = setup
+        .searcher(net.as_ref(), Position::startpos())
+        .expect("a 256 MiB tree");
+    let mut g = c.benchmark_group("search with the net");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(NET_NODES));
+    let middle: Position = MIDDLE_GAME.parse().expect("a legal position");
+    for (name, pos) in [("startpos", Position::startpos()), ("middle game", middle)] {
+        let control = Control::new();
+        let limits = Limits {
+            nodes: Some(NET_NODES),
+            ..Limits::default()
+        };
+        g.bench_function(format!("{name} {NET_NODES} iterations"), |b| {
+            b.iter(|| {
+                searcher.clear(pos);
+                searcher.search(&pos, &limits, &[], &control, &mut |_| {})
+            })
+        });
     }
     g.finish();
 }
@@ -84,5 +134,5 @@ fn bench_stop(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_iterations, bench_stop);
+criterion_group!(benches, bench_iterations, bench_net_iterations, bench_stop);
 criterion_main!(benches);
