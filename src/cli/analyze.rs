@@ -287,7 +287,7 @@ fn verdict_word(v: Verdict) -> &'static str {
 /// The solver's proof of `pos` with [`review::PROOF_NODES`] when the
 /// search's best line (`report`) is not proven and no stop was asked for:
 /// the result and the proving line, or `None`.
-fn prove_unproven<G: Game + Hash>(
+fn prove_unproven<G: Game>(
     pos: &G,
     report: &Report<G::Move>,
     should_stop: &dyn Fn() -> bool,
@@ -503,7 +503,7 @@ pub struct ReviewSettings<G: Game = Position> {
 /// Reviews the game of `settings`, showing each position judged on
 /// `progress` (a line each when piped), stopping early when `should_stop`
 /// says so.
-pub fn run_review<G: NetGame + Hash>(
+pub fn run_review<G: NetGame>(
     settings: &ReviewSettings<G>,
     should_stop: &dyn Fn() -> bool,
     progress: &mut Progress,

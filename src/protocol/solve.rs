@@ -4,7 +4,6 @@
 //! one (`score mate N`, a proven draw as `score cp 0`), followed by one
 //! `info string solve result ...` line and the `bestmove`.
 
-use std::hash::Hash;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -111,7 +110,7 @@ impl SolveThread {
     /// Starts solving `pos` within `limits`, counted from `since` (the
     /// `go`), with a table of `hash_mb` MiB; `info` lines about once a
     /// second, then the result and the `bestmove` to `out`.
-    pub fn start<G: Game + Hash + 'static>(
+    pub fn start<G: Game>(
         &mut self,
         pos: G,
         mut limits: solve::Limits,

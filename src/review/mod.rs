@@ -71,11 +71,7 @@ pub fn proof_solver() -> Result<Solver, solve::SolveError> {
 /// Tries to prove `pos` with `solver` within [`PROOF_NODES`] (or until
 /// `control` stops): the proven result for its side to move and its
 /// proving line, or `None`.
-pub fn prove<G: Game + Hash>(
-    solver: &mut Solver,
-    pos: &G,
-    control: &Control,
-) -> Option<Proof<G::Move>> {
+pub fn prove<G: Game>(solver: &mut Solver, pos: &G, control: &Control) -> Option<Proof<G::Move>> {
     let limits = solve::Limits {
         nodes: Some(PROOF_NODES),
         time: None,
@@ -411,7 +407,7 @@ pub struct Progress<'a, M> {
 /// moves whose both positions were searched in full are judged and
 /// [`Review::complete`] is `false`.
 #[allow(clippy::too_many_arguments)]
-pub fn review<G: Game + Hash>(
+pub fn review<G: Game>(
     searcher: &mut Searcher<G>,
     mut solver: Option<&mut Solver>,
     start: G,
@@ -482,7 +478,7 @@ fn replay<G: Game>(start: G, moves: &[G::Move]) -> Result<Vec<G>, ReviewError> {
 /// position's result without a search), proven by `solver` where the
 /// search did not prove it; `None` when `control` cut the search short or
 /// it found no line.
-fn search_one<G: Game + Hash>(
+fn search_one<G: Game>(
     searcher: &mut Searcher<G>,
     solver: Option<&mut Solver>,
     pos: &G,

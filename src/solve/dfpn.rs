@@ -30,7 +30,6 @@
 //! reach [`WIN`], and a side whose opponent cannot win reaches
 //! [`NOT_LOSE`], both without search.
 
-use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -198,7 +197,7 @@ pub(super) struct Worker<'a, G: Game> {
     epsilon: u64,
 }
 
-impl<'a, G: Game + Hash> Worker<'a, G> {
+impl<'a, G: Game> Worker<'a, G> {
     /// A worker on `tt`; `epsilon` in 1/256ths.
     pub fn new(tt: &'a Table, stops: Stops<'a>, epsilon: u64) -> Self {
         Worker {

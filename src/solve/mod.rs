@@ -40,7 +40,6 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use std::hash::Hash;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -208,7 +207,7 @@ impl Solver {
     /// reached or `control` is stopped; calls `progress` after each turn of
     /// search (a fraction of a second). The table keeps what was learnt
     /// for the next solve (of any position of the same game).
-    pub fn solve<G: Game + Hash>(
+    pub fn solve<G: Game>(
         &mut self,
         pos: &G,
         limits: &Limits,
@@ -306,7 +305,7 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn worker<'b, G: Game + Hash>(&'b self, cancel: Option<&'b AtomicBool>) -> Worker<'b, G> {
+    fn worker<'b, G: Game>(&'b self, cancel: Option<&'b AtomicBool>) -> Worker<'b, G> {
         let stops = Stops {
             control: self.control,
             deadline: self.deadline,
@@ -331,7 +330,7 @@ impl Run<'_> {
     /// One thread: the two questions in turns, each for a budget of nodes
     /// that doubles up to [`MAX_TURN`], until the value is known or the
     /// search ends. Returns the nodes and the last question searched.
-    fn in_turns<G: Game + Hash>(
+    fn in_turns<G: Game>(
         &self,
         pos: &G,
         known: &mut Known,
@@ -360,7 +359,7 @@ impl Run<'_> {
     /// Two threads, one question each (on the shared table): a win or a
     /// loss ends both, a draw needs both answers. Each has half the node
     /// limit. Returns the nodes of both.
-    fn both_at_once<G: Game + Hash>(
+    fn both_at_once<G: Game>(
         &self,
         pos: &G,
         known: &mut Known,
@@ -414,7 +413,7 @@ impl Run<'_> {
 }
 
 /// The distance stored for the root's question `goal`, if known.
-fn root_dist<G: Game + Hash>(w: &Worker<G>, pos: &G, goal: u8) -> Option<u32> {
+fn root_dist<G: Game>(w: &Worker<G>, pos: &G, goal: u8) -> Option<u32> {
     let dist = match settled(pos, goal) {
         Some((_, _, d)) => d,
         None => w.tt.get(key(pos, goal))?.dist,
@@ -427,7 +426,7 @@ fn root_dist<G: Game + Hash>(w: &Worker<G>, pos: &G, goal: u8) -> Option<u32> {
 /// own question (the winner's "win" proven, the loser's "avoid a loss"
 /// disproven), along a draw from each side's "avoid a loss" proven. An
 /// entry the table has lost is searched again (briefly, unless stopped).
-fn line<G: Game + Hash>(w: &mut Worker<G>, root: &G, value: Verdict) -> (Vec<G::Move>, bool) {
+fn line<G: Game>(w: &mut Worker<G>, root: &G, value: Verdict) -> (Vec<G::Move>, bool) {
     let mut pos = *root;
     let mut pv = Vec::new();
     let mut goal = match value {
@@ -455,7 +454,7 @@ fn line<G: Game + Hash>(w: &mut Worker<G>, root: &G, value: Verdict) -> (Vec<G::
 
 /// The move of the solved entry of `pos` and `goal` (an index in its legal
 /// moves), searching again when the table lost it.
-fn best_move<G: Game + Hash>(w: &mut Worker<G>, pos: &G, goal: u8) -> Option<usize> {
+fn best_move<G: Game>(w: &mut Worker<G>, pos: &G, goal: u8) -> Option<usize> {
     if let Some(m) = pos.winning_move() {
         return pos.legal_moves().iter().position(|&x| x == m);
     }
@@ -480,7 +479,7 @@ fn best_move<G: Game + Hash>(w: &mut Worker<G>, pos: &G, goal: u8) -> Option<usi
 
 /// The line the search of `goal` at `root` follows, while the table has it
 /// (for an unsolved position).
-fn searched_line<G: Game + Hash>(w: &Worker<G>, root: &G, goal: u8) -> Vec<G::Move> {
+fn searched_line<G: Game>(w: &Worker<G>, root: &G, goal: u8) -> Vec<G::Move> {
     let mut pos = *root;
     let mut goal = goal;
     let mut pv = Vec::new();

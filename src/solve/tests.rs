@@ -1,7 +1,6 @@
 //! The solver against exhaustive minimax, against the MCTS-Solver's
 //! proofs, its lines, limits, stopping and memory bound.
 
-use std::hash::Hash;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -17,7 +16,7 @@ const POSITIONS: &str = include_str!("../../tests/data/positions.txt");
 /// Exhaustive negamax with a table: the level (loss 0, draw 1, win 2) for
 /// the side to move, or `None` past `budget` nodes. Only the rules: no
 /// winning-move or may-win shortcuts.
-fn minimax<G: Game + Hash + Eq>(
+fn minimax<G: Game + Eq>(
     pos: &G,
     memo: &mut fxhash::FxHashMap<G, u8>,
     budget: &mut u64,
@@ -45,7 +44,7 @@ fn minimax<G: Game + Hash + Eq>(
     Some(best)
 }
 
-fn oracle<G: Game + Hash + Eq>(pos: &G, budget: u64) -> Option<Verdict> {
+fn oracle<G: Game + Eq>(pos: &G, budget: u64) -> Option<Verdict> {
     let mut budget = budget;
     minimax(pos, &mut fxhash::FxHashMap::default(), &mut budget).map(verdict)
 }
@@ -65,7 +64,7 @@ fn nodes(n: u64) -> Limits {
     }
 }
 
-fn solve<G: Game + Hash>(s: &mut Solver, pos: &G, limits: &Limits) -> Solution<G::Move> {
+fn solve<G: Game>(s: &mut Solver, pos: &G, limits: &Limits) -> Solution<G::Move> {
     s.solve(pos, limits, &Control::new(), &mut |_| {})
 }
 
@@ -177,7 +176,7 @@ fn push_before_end<G: Copy>(history: &[G], back: &[usize], out: &mut Vec<G>) {
 /// them.
 fn agree_with_minimax<G>(positions: &[G], budget: u64, solve_nodes: u64, least: usize)
 where
-    G: Game + Hash + Eq + std::fmt::Display,
+    G: Game + Eq + std::fmt::Display,
 {
     let mut s = solver(8);
     let mut checked = 0;
