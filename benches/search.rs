@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ultimo::cli::bench;
 use ultimo::engine::{Eval, Setup};
 use ultimo::rules::Position;
-use ultimo::search::{Control, Limits, Options, Params, Searcher};
+use ultimo::search::{Control, Limits, Options, Searcher};
 
 const NODES: u64 = 200_000;
 
@@ -53,19 +54,14 @@ fn bench_iterations(c: &mut Criterion) {
 /// solver, whose nodes are not iterations.
 const NET_NODES: u64 = 300_000;
 
-/// A middle game (the fifth of `ultimo bench`'s positions).
-const MIDDLE_GAME: &str = "4oo1xo/9/1xo2xx1x/4x4/2x3o2/1xxx1xx1o/2ox2o1x/oo2oo1o1/1o3oxxo x 17 i4";
+/// A middle game: the sixth of `ultimo bench`'s positions (move 17).
+const MIDDLE_GAME: &str = bench::POSITIONS[5];
 
 fn bench_net_iterations(c: &mut Criterion) {
     let setup = Setup::new(
         Options {
-            threads: 1,
             hash_mb: 256,
-            params: Params {
-                leaf_solve: 0,
-                ..Params::default()
-            },
-            ..Options::default()
+            ..bench::options(1)
         },
         Eval::Net,
     );

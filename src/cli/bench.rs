@@ -176,8 +176,8 @@ pub fn run_super15(threads: usize, out: &mut dyn Write) -> Result<BenchResult, C
     run_positions::<super15::Position>(&setup, &SUPER15_POSITIONS, out, parse)
 }
 
-/// The bench's search options.
-fn options(threads: usize) -> Options {
+/// The bench's search options: 64 MiB, seed 0, and no leaf solver.
+pub fn options(threads: usize) -> Options {
     Options {
         threads,
         hash_mb: 64,
