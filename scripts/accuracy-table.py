@@ -10,7 +10,8 @@ A build's cell counts the positions within --lines (all by default) that
 its file has; where two builds have different positions, only those both
 have are counted, so that a row compares like with like (the count says
 how many). Each file's first line names its time, Hash and build, as
-analysis-accuracy.sh writes it.
+analysis-accuracy.sh writes it; the columns come in the order the files
+first name their builds.
 """
 import argparse
 import re

@@ -23,7 +23,6 @@ use crate::pgn::{self, PgnGame, PgnNotation, Replayed};
 use crate::review::{self, Review};
 use crate::rules::Position;
 use crate::search::{Control, Limits, Options, Report, Searcher};
-use std::hash::Hash;
 
 /// The command line of `ultimo analyze`.
 #[derive(clap::Args)]
@@ -177,7 +176,7 @@ fn main_pgn(args: &AnalyzeArgs, file: &Path) -> Result<(), CliError> {
 }
 
 /// Reviews a game read from PGN.
-fn review_pgn<G: Board + NetGame + PgnNotation + Hash>(
+fn review_pgn<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     game: &PgnGame,
     file: &str,
@@ -188,7 +187,7 @@ fn review_pgn<G: Board + NetGame + PgnNotation + Hash>(
     review_and_print(args, replayed.start, replayed.moves, book, game.clone())
 }
 
-fn main_for<G: Board + NetGame + PgnNotation + Hash>(args: &AnalyzeArgs) -> Result<(), CliError> {
+fn main_for<G: Board + NetGame + PgnNotation>(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.review {
         if args.position.moves.is_empty() {
             return Err(CliError::NoMovesToReview);
@@ -303,7 +302,7 @@ fn prove_unproven<G: Game>(
 /// Reviews the game `start` + `moves` (the first `book` of them book
 /// moves, not judged), prints the review and, with `--pgnout`, appends
 /// `game` (its PGN) annotated to that file.
-fn review_and_print<G: Board + NetGame + PgnNotation + Hash>(
+fn review_and_print<G: Board + NetGame + PgnNotation>(
     args: &AnalyzeArgs,
     start: G,
     moves: Vec<G::Move>,

@@ -5,7 +5,6 @@
 //! session, so the game goes on meanwhile. One runs at once ([`Running`]);
 //! `POST /solve/stop` stops it.
 
-use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -87,11 +86,7 @@ pub fn solve(
     }
 }
 
-fn solve_for<G: Notation + Hash>(
-    fen: &str,
-    time: Duration,
-    control: &Control,
-) -> Result<Value, GuiError> {
+fn solve_for<G: Notation>(fen: &str, time: Duration, control: &Control) -> Result<Value, GuiError> {
     let pos: G = fen
         .parse()
         .map_err(|e: G::FenError| GuiError::BadRequest(e.to_string()))?;
