@@ -59,7 +59,9 @@ fn bench_eval(c: &mut Criterion) {
             positions
                 .iter()
                 .zip(&moves)
-                .map(|(p, m)| net.evaluate_with_priors(std::hint::black_box(p), m, &mut priors))
+                .map(|(p, m)| {
+                    net.evaluate_with_priors(std::hint::black_box(p), m, &mut priors, 1.0)
+                })
                 .sum::<f32>()
         })
     });
@@ -154,6 +156,7 @@ fn bench_kernels(c: &mut Criterion) {
                             std::hint::black_box(planes),
                             cells,
                             &mut priors[..cells.len()],
+                            1.0,
                         )
                     })
                     .sum::<f32>()

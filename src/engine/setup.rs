@@ -41,6 +41,9 @@ const NET_POLICY: i64 = 50;
 /// The net's default first-play urgency reduction with PUCT, in
 /// hundredths.
 const NET_FPU_REDUCTION: i64 = 20;
+/// The net's default softmax temperature of its priors with PUCT, in
+/// hundredths.
+const NET_POLICY_TEMP: i64 = 100;
 
 /// The search parameters that replace the playouts' when the net values
 /// the leaves (the protocol's `Net...` options).
@@ -58,6 +61,8 @@ pub struct NetParams {
     /// With PUCT: how much less than its parent's an unvisited move is
     /// worth.
     pub fpu_reduction: f32,
+    /// With PUCT: the softmax temperature of the policy's priors.
+    pub policy_temperature: f32,
 }
 
 impl Default for NetParams {
@@ -68,6 +73,7 @@ impl Default for NetParams {
             weight: NET_WEIGHT as f32 / 100.0,
             policy: NET_POLICY as f32 / 100.0,
             fpu_reduction: NET_FPU_REDUCTION as f32 / 100.0,
+            policy_temperature: NET_POLICY_TEMP as f32 / 100.0,
         }
     }
 }
@@ -83,6 +89,7 @@ impl NetParams {
             eval_weight: self.weight,
             policy: self.policy,
             fpu_reduction: self.fpu_reduction,
+            policy_temperature: self.policy_temperature,
             ..params
         }
     }

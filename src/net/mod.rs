@@ -465,10 +465,17 @@ impl Net {
     }
 
     /// The value of `planes` for the side to move and the priors of the
-    /// moves to `cells` (a softmax of their policy logits), into `priors`.
-    /// Runs with the fastest kernels the processor has.
-    pub fn evaluate_with_policy(&self, planes: &Planes, cells: &[u8], priors: &mut [f32]) -> f32 {
-        self.evaluate_with_policy_using(Kernels::best(), planes, cells, priors)
+    /// moves to `cells` (a softmax of their policy logits, each divided by
+    /// `temperature`: 1 as the net learnt them, above 1 flatter), into
+    /// `priors`. Runs with the fastest kernels the processor has.
+    pub fn evaluate_with_policy(
+        &self,
+        planes: &Planes,
+        cells: &[u8],
+        priors: &mut [f32],
+        temperature: f32,
+    ) -> f32 {
+        self.evaluate_with_policy_using(Kernels::best(), planes, cells, priors, temperature)
     }
 
     /// [`Net::evaluate_with_policy`] with the given kernels, the whole
@@ -480,28 +487,33 @@ impl Net {
         planes: &Planes,
         cells: &[u8],
         priors: &mut [f32],
+        temperature: f32,
     ) -> f32 {
         #[cfg(target_arch = "x86_64")]
         if kernels.avx2_fma() {
             // SAFETY: `kernels` are AVX2/FMA only where the processor has
             // AVX2 and FMA.
-            return unsafe { self.evaluate_with_policy_avx2(kernels, planes, cells, priors) };
+            return unsafe {
+                self.evaluate_with_policy_avx2(kernels, planes, cells, priors, temperature)
+            };
         }
         #[cfg(target_arch = "x86_64")]
         if kernels.avx512() {
             // SAFETY: `kernels` are AVX-512 only where the processor has
             // AVX-512 F and BW, AVX2 and FMA.
-            return unsafe { self.evaluate_with_policy_avx512(kernels, planes, cells, priors) };
+            return unsafe {
+                self.evaluate_with_policy_avx512(kernels, planes, cells, priors, temperature)
+            };
         }
         #[cfg(target_arch = "x86_64")]
         if kernels.avx512_vnni() {
             // SAFETY: `kernels` are AVX-512 VNNI only where the processor
             // has AVX-512 F, BW and VNNI, AVX2 and FMA.
             return unsafe {
-                self.evaluate_with_policy_avx512_vnni(kernels, planes, cells, priors)
+                self.evaluate_with_policy_avx512_vnni(kernels, planes, cells, priors, temperature)
             };
         }
-        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+        self.evaluate_with_policy_in(kernels, planes, cells, priors, temperature)
     }
 
     /// # Safety
@@ -514,8 +526,9 @@ impl Net {
         planes: &Planes,
         cells: &[u8],
         priors: &mut [f32],
+        temperature: f32,
     ) -> f32 {
-        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+        self.evaluate_with_policy_in(kernels, planes, cells, priors, temperature)
     }
 
     /// # Safety
@@ -528,8 +541,9 @@ impl Net {
         planes: &Planes,
         cells: &[u8],
         priors: &mut [f32],
+        temperature: f32,
     ) -> f32 {
-        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+        self.evaluate_with_policy_in(kernels, planes, cells, priors, temperature)
     }
 
     /// # Safety
@@ -542,8 +556,9 @@ impl Net {
         planes: &Planes,
         cells: &[u8],
         priors: &mut [f32],
+        temperature: f32,
     ) -> f32 {
-        self.evaluate_with_policy_in(kernels, planes, cells, priors)
+        self.evaluate_with_policy_in(kernels, planes, cells, priors, temperature)
     }
 
     #[inline(always)]
@@ -553,13 +568,15 @@ impl Net {
         planes: &Planes,
         cells: &[u8],
         priors: &mut [f32],
+        temperature: f32,
     ) -> f32 {
         let acc = Accumulator::new(self, planes);
         let hidden = self.hidden(&acc, planes);
+        let inverse = 1.0 / temperature;
         softmax_into(
             cells
                 .iter()
-                .map(|&c| self.policy_logit_with(kernels, &hidden, c as usize)),
+                .map(|&c| inverse * self.policy_logit_with(kernels, &hidden, c as usize)),
             priors,
         );
         sigmoid(self.output_with(kernels, &hidden))
@@ -690,14 +707,21 @@ impl Evaluator<Position> for Net {
     }
 
     /// The value as [`Net::evaluate`] gives it, and the policy head's
-    /// priors of `moves`.
-    fn evaluate_with_priors(&self, pos: &Position, moves: &[Move], priors: &mut [f32]) -> f32 {
+    /// priors of `moves` at `temperature`.
+    fn evaluate_with_priors(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        priors: &mut [f32],
+        temperature: f32,
+    ) -> f32 {
         let mut cells = [0u8; POLICY];
         let n = moves.len().min(POLICY);
         for (c, m) in cells.iter_mut().zip(moves) {
             *c = m.index();
         }
-        let v = self.evaluate_with_policy(&Planes::from_position(pos), &cells[..n], priors);
+        let planes = Planes::from_position(pos);
+        let v = self.evaluate_with_policy(&planes, &cells[..n], priors, temperature);
         if pos.winning_move().is_some() { 1.0 } else { v }
     }
 

@@ -152,7 +152,7 @@ fn version_1_files_load_with_uniform_priors() {
     assert_eq!(old.evaluate(&pos), net.evaluate(&pos));
     let moves = pos.legal_moves();
     let mut priors = vec![0f32; moves.len()];
-    old.evaluate_with_priors(&pos, &moves, &mut priors);
+    old.evaluate_with_priors(&pos, &moves, &mut priors, 1.0);
     assert!(priors.iter().all(|&p| (p - 1.0 / 81.0).abs() < 1e-6));
     // Truncated, it says what length it wanted.
     let err = Net::from_bytes(&bytes[..bytes.len() - 8])
@@ -199,11 +199,11 @@ fn every_kernel_the_processor_runs_gives_the_plain_values_and_priors() {
                 .map(|m| m.index())
                 .collect::<Vec<u8>>();
             let mut want = vec![0f32; cells.len()];
-            let v = net.evaluate_with_policy_using(plain, &planes, &cells, &mut want);
+            let v = net.evaluate_with_policy_using(plain, &planes, &cells, &mut want, 1.0);
             for kernels in Kernels::supported() {
                 let name = kernels.name();
                 let mut got = vec![0f32; cells.len()];
-                let w = net.evaluate_with_policy_using(kernels, &planes, &cells, &mut got);
+                let w = net.evaluate_with_policy_using(kernels, &planes, &cells, &mut got, 1.0);
                 // Integers up to the same float operations: the same bits.
                 assert_eq!(v, w, "{name} position {checked}");
                 assert_eq!(want, got, "{name} position {checked}");
@@ -232,7 +232,7 @@ fn quantisation_error(net: &Net, positions: &[Position]) -> [f32; 4] {
         let want = reference.policy(&planes);
         let cells: Vec<u8> = want.iter().map(|&(c, _)| c).collect();
         let mut got = vec![0f32; cells.len()];
-        let w = net.evaluate_with_policy(&planes, &cells, &mut got);
+        let w = net.evaluate_with_policy(&planes, &cells, &mut got, 1.0);
         assert_eq!(v, w, "{pos}");
         for (&(_, p), q) in want.iter().zip(got) {
             prior = prior.max((p - q).abs());
@@ -305,4 +305,26 @@ fn nets_too_large_for_integers_are_refused() {
         err.starts_with("the net's weights are too large: first-layer sums up to"),
         "{err}"
     );
+}
+
+#[test]
+fn a_policy_temperature_flattens_the_priors_as_a_power() {
+    // At temperature T each prior is the one at 1 to the power 1/T,
+    // normalised: a softmax of the logits divided by T. The value does
+    // not change.
+    let net = Net::builtin();
+    let pos: Position = "9/9/9/9/4x4/4o4/9/9/3x5 o 2 d1".parse().unwrap();
+    let moves = pos.legal_moves();
+    let (mut cold, mut warm) = (vec![0f32; moves.len()], vec![0f32; moves.len()]);
+    let v1 = net.evaluate_with_priors(&pos, &moves, &mut cold, 1.0);
+    let v2 = net.evaluate_with_priors(&pos, &moves, &mut warm, 2.0);
+    assert_eq!(v1, v2);
+    let roots: Vec<f32> = cold.iter().map(|p| p.sqrt()).collect();
+    let total: f32 = roots.iter().sum();
+    for (w, r) in warm.iter().zip(&roots) {
+        assert!((w - r / total).abs() < 1e-5, "{w} against {}", r / total);
+    }
+    let top = |p: &[f32]| p.iter().cloned().fold(0.0, f32::max);
+    assert!(top(&warm) < top(&cold), "flatter");
+    assert!((warm.iter().sum::<f32>() - 1.0).abs() < 1e-5);
 }

@@ -651,7 +651,7 @@ mod tests {
                 let moves = pos.legal_moves();
                 let mut priors = vec![0f32; moves.len()];
                 let cells: Vec<u8> = moves.iter().map(|m| m.index()).collect();
-                net.evaluate_with_policy(&planes, &cells, &mut priors);
+                net.evaluate_with_policy(&planes, &cells, &mut priors, 1.0);
                 let mut trainer_priors = trainer.policy(&planes);
                 trainer_priors.sort_by_key(|&(c, _)| c);
                 let mut engine: Vec<(u8, f32)> = cells.into_iter().zip(priors).collect();

@@ -217,6 +217,13 @@ const SPECS: &[Spec] = &[
         default: "20",
     },
     Spec {
+        name: "NetPolicyTemp",
+        kind: spin(10, 1000, |o, v| {
+            o.setup.net.policy_temperature = v as f32 / 100.0
+        }),
+        default: "100",
+    },
+    Spec {
         name: "Contempt",
         kind: spin(0, 50, |o, v| {
             o.setup.search.params.contempt = v as f32 / 100.0

@@ -148,8 +148,17 @@ pub trait Evaluator<G: Game>: Send + Sync {
     /// The value of `pos` as [`Evaluator::evaluate`] gives it, and the
     /// prior probability of each of `moves` (its legal moves) being the
     /// best, into `priors` (as long as `moves`), for PUCT
-    /// ([`Params::policy`]). Without a policy: uniform priors.
-    fn evaluate_with_priors(&self, pos: &G, moves: &[G::Move], priors: &mut [f32]) -> f32 {
+    /// ([`Params::policy`]), at softmax `temperature`
+    /// ([`Params::policy_temperature`]: 1 as the policy gives them, above
+    /// 1 flatter). Without a policy: uniform priors.
+    fn evaluate_with_priors(
+        &self,
+        pos: &G,
+        moves: &[G::Move],
+        priors: &mut [f32],
+        temperature: f32,
+    ) -> f32 {
+        let _ = temperature;
         let p = 1.0 / moves.len().max(1) as f32;
         priors[..moves.len()].fill(p);
         self.evaluate(pos)
@@ -216,6 +225,9 @@ pub struct Params {
     /// With PUCT: an unvisited child's value is its parent's, for the
     /// player choosing, less this.
     pub fpu_reduction: f32,
+    /// With PUCT: the softmax temperature of the priors (1 as the
+    /// evaluator's policy gives them; above 1 flatter, below sharper).
+    pub policy_temperature: f32,
     /// Contempt: what a draw is worth less than half a point to the side
     /// to move at the root (and more to the other), 0 to 0.5, taken off
     /// each backed-up value in proportion to its draw share. 0 (the
@@ -247,6 +259,7 @@ impl Default for Params {
             eval_weight: 1.0,
             policy: 0.0,
             fpu_reduction: 0.2,
+            policy_temperature: 1.0,
             contempt: 0.0,
             leaf_solve: LEAF_SOLVE,
             leaf_solve_nodes: LEAF_SOLVE_NODES,

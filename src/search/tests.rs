@@ -1134,7 +1134,13 @@ impl Evaluator<Position> for Varied {
         let n = pos.legal_moves().len() as u32 * 7 + pos.ply() * 3;
         (n % 11) as f32 / 10.0
     }
-    fn evaluate_with_priors(&self, pos: &Position, moves: &[Move], priors: &mut [f32]) -> f32 {
+    fn evaluate_with_priors(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        priors: &mut [f32],
+        _: f32,
+    ) -> f32 {
         let total: u32 = moves.iter().map(|m| 1 + m.index() as u32 % 5).sum();
         for (p, m) in priors.iter_mut().zip(moves) {
             *p = (1 + m.index() as u32 % 5) as f32 / total as f32;

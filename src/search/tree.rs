@@ -605,7 +605,7 @@ impl<G: Game> Tree<G> {
             let range = self.root().children();
             let moves: Vec<G::Move> = range.clone().map(|c| self.node(c).mv()).collect();
             let mut priors = vec![0.0; moves.len()];
-            e.evaluate_with_priors(&root_pos, &moves, &mut priors);
+            e.evaluate_with_priors(&root_pos, &moves, &mut priors, params.policy_temperature);
             for (c, p) in range.zip(priors) {
                 self.priors[c].store(finite_or_zero(p).to_bits(), Ordering::Relaxed);
             }
@@ -743,7 +743,12 @@ impl<G: Game> Tree<G> {
                 Some((eval, buf)) => {
                     buf.clear();
                     buf.resize(moves.len(), 0.0);
-                    value = Some(eval.evaluate_with_priors(pos, &moves, buf));
+                    value = Some(eval.evaluate_with_priors(
+                        pos,
+                        &moves,
+                        buf,
+                        params.policy_temperature,
+                    ));
                     for (slot, &p) in slots.iter().zip(buf.iter()) {
                         slot.store(finite_or_zero(p).to_bits(), Ordering::Relaxed);
                     }
@@ -1259,6 +1264,7 @@ mod tests {
             _: &Position,
             moves: &[crate::rules::Move],
             priors: &mut [f32],
+            _: f32,
         ) -> f32 {
             let total: f32 = moves.iter().map(|&m| weight(m)).sum();
             for (p, &m) in priors.iter_mut().zip(moves) {
