@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     let pos = Position::startpos();
     let cells: Vec<u8> = pos.legal_moves().iter().map(|m| m.index()).collect();
     let mut priors = vec![0.0; cells.len()];
-    let v = net.evaluate_with_policy(&Planes::from_position(&pos), &cells, &mut priors);
+    let v = net.evaluate_with_policy(&Planes::from_position(&pos), &cells, &mut priors, 1.6);
     assert!((0.0..=1.0).contains(&v), "value {v}");
     assert!(priors.iter().all(|p| p.is_finite()), "{priors:?}");
 });

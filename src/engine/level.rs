@@ -223,12 +223,13 @@ impl Weakening {
 
     /// The limits of a weakened search given `limits`: the level's nodes
     /// in place of any node count, within the same time (a level never
-    /// uses more time than it was given, and may use less), and no leaf
-    /// solver (the levels were calibrated without it).
+    /// uses more time than it was given, and may use less), searched as
+    /// the levels were calibrated (no leaf solver, the net's priors at
+    /// temperature 1: [`Limits::as_levels_measured`]).
     pub fn limits(&self, limits: &Limits) -> Limits {
         Limits {
             nodes: Some(self.nodes),
-            no_leaf_solver: true,
+            as_levels_measured: true,
             ..limits.clone()
         }
     }

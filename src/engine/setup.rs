@@ -42,8 +42,9 @@ const NET_POLICY: i64 = 50;
 /// hundredths.
 const NET_FPU_REDUCTION: i64 = 20;
 /// The net's default softmax temperature of its priors with PUCT, in
-/// hundredths.
-const NET_POLICY_TEMP: i64 = 100;
+/// hundredths: flatter priors than the net's own, measured stronger
+/// (nets/README.md, "Prior temperature").
+const NET_POLICY_TEMP: i64 = 160;
 
 /// The search parameters that replace the playouts' when the net values
 /// the leaves (the protocol's `Net...` options).

@@ -924,7 +924,7 @@ fn limits<M>(go: &Go<M>, side: Player) -> Limits {
         clock,
         depth: go.depth,
         infinite: go.infinite,
-        no_leaf_solver: false,
+        as_levels_measured: false,
     }
 }
 

@@ -221,7 +221,7 @@ const SPECS: &[Spec] = &[
         kind: spin(10, 1000, |o, v| {
             o.setup.net.policy_temperature = v as f32 / 100.0
         }),
-        default: "100",
+        default: "160",
     },
     Spec {
         name: "Contempt",

@@ -328,9 +328,11 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Search until stopped, even past the other limits.
     pub infinite: bool,
-    /// Leave the leaf solver out of this search ([`Params::leaf_solve`]
-    /// taken as 0): the levels for people were measured without it.
-    pub no_leaf_solver: bool,
+    /// Search as the levels for people were measured: without the leaf
+    /// solver ([`Params::leaf_solve`] taken as 0) and with the priors as
+    /// the evaluator gives them ([`Params::policy_temperature`] taken as
+    /// 1), both added since.
+    pub as_levels_measured: bool,
 }
 
 /// Signals from outside a running search (another thread).
@@ -646,8 +648,9 @@ impl<G: Game> Searcher<G> {
     ) -> Report<G::Move> {
         let start = Instant::now();
         let mut params = self.options.params;
-        if limits.no_leaf_solver {
+        if limits.as_levels_measured {
             params.leaf_solve = 0;
+            params.policy_temperature = 1.0;
         }
         let threads = self
             .pool

@@ -1384,8 +1384,57 @@ fn the_leaf_solver_sees_leaves_near_the_end_unless_left_out() {
     assert!(n > 100, "{n} leaves");
     assert_eq!(count(&limits, 0), 0);
     let level = Limits {
-        no_leaf_solver: true,
+        as_levels_measured: true,
         ..limits
     };
     assert_eq!(count(&level, 34), 0);
+}
+
+/// An evaluator with uniform priors that keeps the softmax temperatures it
+/// was asked for (in hundredths).
+struct Temperatures(Arc<std::sync::Mutex<Vec<u32>>>);
+
+impl Evaluator<Position> for Temperatures {
+    fn evaluate(&self, _: &Position) -> f32 {
+        0.5
+    }
+    fn evaluate_with_priors(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        priors: &mut [f32],
+        temperature: f32,
+    ) -> f32 {
+        if let Ok(mut seen) = self.0.lock() {
+            seen.push((temperature * 100.0).round() as u32);
+        }
+        priors[..moves.len()].fill(1.0 / moves.len().max(1) as f32);
+        self.evaluate(pos)
+    }
+}
+
+/// The priors come at the parameters' temperature, and at 1 in a level's
+/// search (the levels were measured with the net's own priors).
+#[test]
+fn a_levels_search_takes_the_priors_at_temperature_one() {
+    let temperatures = |limits: &Limits| {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = searcher(1, 16, 0);
+        let mut o = s.options().clone();
+        o.params.policy = 0.5;
+        o.params.expand_visits = 1;
+        o.params.policy_temperature = 1.6;
+        s.set_options(o, Position::startpos()).unwrap();
+        s.set_evaluator(Some(Arc::new(Temperatures(Arc::clone(&seen)))));
+        run(&mut s, &Position::startpos(), limits);
+        let mut seen = seen.lock().unwrap().clone();
+        seen.dedup();
+        seen
+    };
+    assert_eq!(temperatures(&nodes(200)), vec![160]);
+    let level = Limits {
+        as_levels_measured: true,
+        ..nodes(200)
+    };
+    assert_eq!(temperatures(&level), vec![100]);
 }
