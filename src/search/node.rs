@@ -4,7 +4,8 @@
 //!
 //! A node is 16 bytes for a game with one-byte moves and a `u8` child count
 //! (Ultimate Tic-Tac-Toe): visits and score in one 64-bit word, so that one
-//! atomic add updates both and a thread always reads a matching pair; the
+//! atomic add updates both and a thread always reads a matching pair
+//! ([`VISIT_BITS`] of visits, the rest score); the
 //! first child's index; the proof and its distance in one 16-bit word, set
 //! once by compare-and-swap; the move and the child count.
 //!
@@ -30,10 +31,23 @@ use crate::game::{AtomicWord, ChildCount, Packed, Verdict};
 /// `first_child` while a thread creates the node's children.
 pub(crate) const EXPANDING: u32 = u32::MAX;
 
+/// The low bits of the stats word that count visits; the 35 above them
+/// hold the score. A score needs 7 bits more than the count (128 units a
+/// visit for a win with an evaluator), so an even split of the word (32
+/// and 32) made a long analysis halve its statistics at 16.7 million root
+/// visits, about every 40 seconds on one core, and each halving made the
+/// search as broad again as at that count: its tree stopped deepening.
+/// With 29 and 35 bits they hold 268 million visits with an evaluator.
+pub(crate) const VISIT_BITS: u32 = 29;
+
+/// The visits of a stats word.
+const VISIT_MASK: u64 = (1 << VISIT_BITS) - 1;
+
 /// One node; see the module docs.
 #[repr(C)]
 pub(crate) struct Node<M: Packed, C: Packed> {
-    /// Visits (low 32 bits) and score (high 32 bits): half-points won by
+    /// Visits (low [`VISIT_BITS`] bits) and score (the bits above them):
+    /// half-points won by
     /// the player who moved into this node, in the tree's score units (a
     /// win scores two units a visit, a draw one). Visits include other
     /// threads' virtual visits while they are under way.
@@ -81,13 +95,14 @@ pub(crate) fn decode(code: u16) -> Option<Verdict> {
 /// addend of the stats word.
 #[inline(always)]
 fn delta(visits: i32, score: i64) -> u64 {
-    (score << 32).wrapping_add(visits as i64) as u64
+    (score << VISIT_BITS).wrapping_add(visits as i64) as u64
 }
 
 /// A visit count and score as one stats word.
 #[inline(always)]
-fn pack(visits: u32, score: u32) -> u64 {
-    (score as u64) << 32 | visits as u64
+fn pack(visits: u32, score: u64) -> u64 {
+    debug_assert!(u64::from(visits) <= VISIT_MASK && score < 1 << (64 - VISIT_BITS));
+    score << VISIT_BITS | u64::from(visits)
 }
 
 impl<M: Packed, C: ChildCount> Node<M, C> {
@@ -105,9 +120,9 @@ impl<M: Packed, C: ChildCount> Node<M, C> {
 
     /// Visits and score, read together.
     #[inline(always)]
-    pub fn stats(&self) -> (u32, u32) {
+    pub fn stats(&self) -> (u32, u64) {
         let s = self.stats.load(Ordering::Relaxed);
-        (s as u32, (s >> 32) as u32)
+        ((s & VISIT_MASK) as u32, s >> VISIT_BITS)
     }
 
     /// Visits.
@@ -118,7 +133,7 @@ impl<M: Packed, C: ChildCount> Node<M, C> {
 
     /// Score, in the tree's units.
     #[inline(always)]
-    pub fn score(&self) -> u32 {
+    pub fn score(&self) -> u64 {
         self.stats().1
     }
 
@@ -140,7 +155,7 @@ impl<M: Packed, C: ChildCount> Node<M, C> {
     }
 
     /// Sets visits and score (with no other thread searching).
-    pub fn set_stats(&self, visits: u32, score: u32) {
+    pub fn set_stats(&self, visits: u32, score: u64) {
         self.stats.store(pack(visits, score), Ordering::Relaxed);
     }
 
@@ -345,5 +360,30 @@ mod tests {
         assert!(n.prove(Verdict::Loss, 3));
         assert!(!n.prove(Verdict::Win, 1), "a proof is set once");
         assert_eq!(n.proof(), Some((Verdict::Loss, 3)));
+    }
+
+    /// Scores past 32 bits, the visit count's field full and virtual
+    /// visits taken back at those sizes: the fields never spill into each
+    /// other.
+    #[test]
+    fn stats_hold_long_analyses() {
+        let nodes = zeroed::<Node<u8, u8>>(1).unwrap();
+        let n = &nodes[0];
+        n.init(0);
+        let visits = (1u32 << (VISIT_BITS - 2)) + 12_345;
+        let score = 128 * u64::from(visits);
+        assert!(score > u64::from(u32::MAX));
+        n.set_stats(visits, score);
+        assert_eq!(n.stats(), (visits, score));
+        n.add(3, 0);
+        n.add(-3, 128);
+        assert_eq!(n.stats(), (visits, score + 128));
+        n.set_stats(VISIT_MASK as u32, (1 << (64 - VISIT_BITS)) - 1);
+        assert_eq!(n.stats(), (VISIT_MASK as u32, (1 << (64 - VISIT_BITS)) - 1));
+        n.add(-1, -1);
+        assert_eq!(
+            n.stats(),
+            (VISIT_MASK as u32 - 1, (1 << (64 - VISIT_BITS)) - 2)
+        );
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn build_report<G: Game>(
             }
             ChildSum {
                 visits: visits as u64,
-                score: score as u64,
+                score,
                 wdl,
                 proof,
                 dist,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::time::{Progress, should_stop};
-use super::tree::{RESCALE_VISITS, Tree, preference};
+use super::tree::{Tree, preference, rescale_visits};
 use super::worker::{Share, Worker};
 use super::{Control, DEPTH_STALL, Evaluator, Params, Report, TimePlan, build_report};
 use crate::game::{Game, Verdict};
@@ -147,7 +147,7 @@ impl<G: Game> Run<'_, G> {
         self.flags.parked.fetch_sub(1, Ordering::SeqCst);
     }
 
-    /// Halves the tree's statistics once every other thread is between
+    /// Scales the tree's statistics down once every other thread is between
     /// iterations, with none of their virtual visits left in the tree.
     #[cold]
     fn rescale(&self) {
@@ -317,7 +317,7 @@ impl<G: Game> MainLoop<'_, G> {
                     self.chunk = (chunk / 2).max(1);
                 }
             }
-            if run.tree.root().visits() >= RESCALE_VISITS / run.tree.unit() {
+            if run.tree.root().visits() >= rescale_visits(run.tree.unit()) {
                 run.rescale();
             }
             let idle = ran < chunk;
@@ -464,7 +464,7 @@ impl<G: Game> MainLoop<'_, G> {
             .map(|c| {
                 let node = tree.node(c);
                 let (proof, dist) = node.proof().map_or((None, 0), |(v, d)| (Some(v), d));
-                let key = preference(proof, dist, node.visits() as u64, node.score() as u64);
+                let key = preference(proof, dist, node.visits() as u64, node.score());
                 (key, proof)
             })
             .max_by_key(|&(key, _)| key)

@@ -1165,7 +1165,7 @@ fn check_tree(s: &Searcher<Position>, root: &Position, fresh: bool) -> usize {
         let node = tree.node(idx);
         let (visits, score) = node.stats();
         assert!(
-            score <= 2 * unit * visits,
+            score <= 2 * u64::from(unit) * u64::from(visits),
             "{pos}: score {score} visits {visits}"
         );
         assert_ne!(node.first_child(), node::EXPANDING, "{pos}");

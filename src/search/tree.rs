@@ -17,19 +17,40 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
-use super::node::{DRAW, EXPANDING, LOSS, Node, Padded, zeroed};
+use super::node::{DRAW, EXPANDING, LOSS, Node, Padded, VISIT_BITS, zeroed};
 use super::{Evaluator, Params, SearchError};
 use crate::game::{Game, Packed, Player, Verdict};
 
-/// Statistics are halved when the root reaches this many visits, so that
-/// visit counts (and half-point scores, at most twice the visits) never
-/// overflow a `u32`, however long an analysis runs.
-pub(crate) const RESCALE_VISITS: u32 = 1 << 30;
-
 /// Score units per half-point with an evaluator: values are kept to 1/128
-/// of a point. Statistics are then halved at `RESCALE_VISITS / EVAL_UNIT`
-/// root visits (16.7 million), so that scores still fit a `u32`.
+/// of a point.
 pub(crate) const EVAL_UNIT: u32 = 64;
+
+/// The root visits at which statistics are scaled down
+/// ([`Tree::rescale`]) with `unit` score units per half-point, so that
+/// neither a node's visits nor its score (at most `2 * unit` a visit)
+/// outgrow their bits of the stats word ([`VISIT_BITS`]), however long an
+/// analysis runs: 15/16 of the count either allows, which leaves the
+/// threads' iterations between two checks 16 million and more. 252
+/// million with an evaluator, 503 million with playouts.
+pub(crate) fn rescale_visits(unit: u32) -> u32 {
+    let most = stats_capacity(unit);
+    (most - most / 16) as u32
+}
+
+/// The visits a node's stats word holds with `unit` score units per
+/// half-point, a win each.
+fn stats_capacity(unit: u32) -> u64 {
+    let by_visits = 1u64 << VISIT_BITS;
+    let by_score = (1u64 << (64 - VISIT_BITS)) / (2 * u64::from(unit.max(1)));
+    by_visits.min(by_score)
+}
+
+/// What [`Tree::rescale`] keeps of the statistics: 3/4. Scaling down
+/// makes the search broader for a while (the exploration term grows
+/// against the values by the square root of the inverse: 15% here, 41%
+/// for a halving), so a gentle step that comes more often disturbs a long
+/// analysis less.
+const RESCALE_KEEP: (u32, u32) = (3, 4);
 
 /// The share of the capacity a full tree keeps when it recycles itself
 /// ([`Tree::recycle`]): the rest is room to grow.
@@ -778,8 +799,8 @@ impl<G: Game> Tree<G> {
         &self,
         idx: usize,
         params: &Params,
-        pending: (u32, u32),
-        child_pending: &[(u32, u32)],
+        pending: (u32, u64),
+        child_pending: &[(u32, u64)],
         values: &mut Vec<f32>,
     ) -> usize {
         let node = self.node(idx);
@@ -839,9 +860,9 @@ impl<G: Game> Tree<G> {
         &self,
         idx: usize,
         visits: u32,
-        score: u32,
+        score: u64,
         params: &Params,
-        child_pending: &[(u32, u32)],
+        child_pending: &[(u32, u64)],
     ) -> usize {
         let node = self.node(idx);
         let half = 0.5 / self.unit as f32;
@@ -895,7 +916,7 @@ impl<G: Game> Tree<G> {
         explore: f32,
         fpu: f32,
         half: f32,
-        child_pending: &[(u32, u32)],
+        child_pending: &[(u32, u64)],
     ) -> usize {
         let n = self.root().num_children();
         let mut best = first;
@@ -959,14 +980,17 @@ impl<G: Game> Tree<G> {
         node.prove(proof, dist.saturating_add(1))
     }
 
-    /// Halves every node's statistics (see `RESCALE_VISITS`). Only while
+    /// Scales every node's statistics down by [`RESCALE_KEEP`] (see
+    /// [`rescale_visits`]), rounding up. Only while
     /// no other thread searches: the threads' virtual visits must all have
     /// been taken back.
     pub fn rescale(&self) {
         for node in &self.nodes[..self.len()] {
             let (visits, score) = node.stats();
-            let visits = visits.div_ceil(2);
-            node.set_stats(visits, score.div_ceil(2).min(2 * self.unit * visits));
+            let (keep, of) = RESCALE_KEEP;
+            let visits = (u64::from(visits) * u64::from(keep)).div_ceil(u64::from(of));
+            let score = (score * u64::from(keep)).div_ceil(u64::from(of));
+            node.set_stats(visits as u32, score.min(2 * u64::from(self.unit) * visits));
         }
     }
 
@@ -998,7 +1022,7 @@ fn finite_or_zero(p: f32) -> f32 {
 /// infinity when proven lost for the player choosing. `explore` is
 /// `c * sqrt(ln N)` for the parent's `N` visits.
 #[inline(always)]
-fn uct((visits, score): (u32, u32), proof: u8, explore: f32, fpu: f32, half: f32) -> f32 {
+fn uct((visits, score): (u32, u64), proof: u8, explore: f32, fpu: f32, half: f32) -> f32 {
     let inv = inv_sqrt(visits);
     let half_score = if proof == DRAW {
         0.5 * visits as f32
@@ -1074,7 +1098,7 @@ pub(crate) fn best_child<G: Game>(
         let child = tree.node(c);
         let (proof, dist) = child.proof().map_or((None, 0), |(v, d)| (Some(v), d));
         let (visits, score) = child.stats();
-        let key = preference(proof, dist, visits as u64, score as u64);
+        let key = preference(proof, dist, visits as u64, score);
         if best.is_none_or(|(_, k)| key > k) {
             best = Some((c, key));
         }
@@ -1240,7 +1264,7 @@ mod tests {
         assert_eq!(sum, 5_000);
         for i in 0..tree.len() {
             let n = tree.node(i);
-            assert!(n.score() <= 2 * tree.unit() * n.visits());
+            assert!(n.score() <= 2 * u64::from(tree.unit() * n.visits()));
             for c in n.children() {
                 assert!(c > i, "with one thread children lie after their parent");
             }
@@ -1299,6 +1323,47 @@ mod tests {
                 let sum: u32 = range.map(|c| tree.node(c).visits()).sum();
                 assert_eq!(sum + 1, tree.node(i).visits(), "node {i}");
             }
+        }
+    }
+
+    #[test]
+    fn statistics_scale_down_before_they_outgrow_their_bits() {
+        assert_eq!(rescale_visits(EVAL_UNIT), 251_658_240);
+        assert_eq!(rescale_visits(1), 503_316_480);
+        for unit in [1, 2, 16, EVAL_UNIT] {
+            // Room for 16 million more visits, and their score at a win
+            // a visit.
+            let at = u64::from(rescale_visits(unit)) + (1 << 24);
+            assert!(at <= 1 << VISIT_BITS, "unit {unit}");
+            assert!(
+                at * 2 * u64::from(unit) <= 1 << (64 - VISIT_BITS),
+                "unit {unit}"
+            );
+        }
+    }
+
+    #[test]
+    fn rescaling_keeps_three_quarters_and_the_values() {
+        let mut tree = Tree::new(10_000, Position::startpos()).unwrap();
+        tree.set_unit(EVAL_UNIT);
+        let params = Params::default();
+        let mut cursor = tree.cursor();
+        tree.expand(0, &Position::startpos(), &params, &mut cursor, None);
+        let children = tree.root().children();
+        tree.root().set_stats(1_000_001, 64_000_064);
+        for (k, c) in children.clone().enumerate() {
+            let visits = 1_000 * k as u32 + 1;
+            tree.node(c)
+                .set_stats(visits, u64::from(visits) * (k as u64 % 129));
+        }
+        tree.rescale();
+        assert_eq!(tree.root().stats(), (750_001, 48_000_048));
+        for (k, c) in children.enumerate() {
+            let before = 1_000 * k as u64 + 1;
+            let (visits, score) = tree.node(c).stats();
+            assert_eq!(u64::from(visits), (3 * before).div_ceil(4));
+            let q = score as f64 / f64::from(visits);
+            assert!((q - (k % 129) as f64).abs() < 1e-3, "child {k}: {q}");
         }
     }
 
@@ -1378,7 +1443,7 @@ mod tests {
             .map(|c| (tree.node(c).mv(), tree.node(c).stats(), tree.prior(c)))
             .collect();
         // Every node by its line of moves from the root, with what it held.
-        fn walk(tree: &Tree<Position>) -> Vec<(Vec<u8>, (u32, u32), usize)> {
+        fn walk(tree: &Tree<Position>) -> Vec<(Vec<u8>, (u32, u64), usize)> {
             let mut out = Vec::new();
             let mut stack = vec![(0usize, Vec::new())];
             while let Some((i, line)) = stack.pop() {

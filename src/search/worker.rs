@@ -148,9 +148,9 @@ pub(crate) struct Worker<G: Game> {
     root_first: usize,
     /// Visits and score this thread has yet to add to the root (see
     /// [`ROOT_FLUSH`]).
-    root_pending: (u32, u32),
+    root_pending: (u32, u64),
     /// The same for each of the root's children.
-    child_pending: Vec<(u32, u32)>,
+    child_pending: Vec<(u32, u64)>,
     /// Iterations left of the budget this thread claimed.
     pub budget: u64,
     /// This thread's leaf solver, once the search has one.
@@ -491,14 +491,14 @@ impl<G: Game> Worker<G> {
                 node.add_alone(1, reward);
             } else if d == 0 {
                 self.root_pending.0 += 1;
-                self.root_pending.1 += reward as u32;
+                self.root_pending.1 += reward as u64;
                 if self.root_pending.0 >= ROOT_FLUSH {
                     self.flush(tree);
                 }
             } else if d == 1 {
                 let pending = &mut self.child_pending[idx - self.root_first];
                 pending.0 += 1;
-                pending.1 += reward as u32;
+                pending.1 += reward as u64;
             } else {
                 node.add(1 - step.virtual_visits as i32, reward);
             }
