@@ -830,6 +830,14 @@ fn board_details_and_hooks_in_the_browser() {
         json!(["d2", 1, 1])
     );
     s.key("f");
+    // The analysis panel empties when the server says the analysis is
+    // off, which moves what lies below it: a click before that landed
+    // once (in CI) on another control than the share button.
+    s.wait(
+        10,
+        "the analysis off",
+        "return !document.getElementById('analysis').checked && document.querySelectorAll('#lines tr').length === 0;",
+    );
 
     // Sharing: the link opens the same game in another page.
     s.click("#share");
