@@ -1264,7 +1264,7 @@ mod tests {
         assert_eq!(sum, 5_000);
         for i in 0..tree.len() {
             let n = tree.node(i);
-            assert!(n.score() <= 2 * u64::from(tree.unit() * n.visits()));
+            assert!(n.score() <= 2 * u64::from(tree.unit()) * u64::from(n.visits()));
             for c in n.children() {
                 assert!(c > i, "with one thread children lie after their parent");
             }
