@@ -899,6 +899,13 @@ fn board_details_and_hooks_in_the_browser() {
         &json!({ "cmd": "setup", "moves": game }).to_string(),
     );
     assert_eq!(r.json()["ok"], true, "{}", r.body);
+    // The page shows the game before the click: its update redraws the
+    // panels, which can move the button.
+    s.wait(
+        10,
+        "the game's moves",
+        "return document.querySelectorAll('#moves [data-ply]').length === 28;",
+    );
     s.click("#scan");
     s.wait(120, "the whole-game analysis", "return document.getElementById('scan').textContent === 'Analyse game' && !document.getElementById('summary').hidden;");
     let summary = s.text("#summary");
@@ -1217,6 +1224,10 @@ fn walks_the_issue_list_in_the_browser() {
     api_ok(
         json!({ "cmd": "mode", "mode": "eve", "x": 0, "o": 0, "limit": { "kind": "nodes", "nodes": 200 } }),
     );
+    // The page shows the new mode's controls (Start among them) when the
+    // server's update arrives, which moves the share button: a click sent
+    // before that landed once (in CI) where the button had been.
+    s.wait(10, "Start", "const b = document.getElementById('start'); return !b.hidden && b.textContent === 'Start';");
     s.click("#share");
     let shared = s.wait(
         10,
@@ -1229,7 +1240,6 @@ fn walks_the_issue_list_in_the_browser() {
     );
     // Engines play it out from Start: the winning line, and Start says the
     // game is over.
-    s.wait(10, "Start", "const b = document.getElementById('start'); return !b.hidden && b.textContent === 'Start';");
     s.click("#start");
     s.wait(
         60,
