@@ -831,8 +831,9 @@ fn board_details_and_hooks_in_the_browser() {
     );
     s.key("f");
     // The analysis panel empties when the server says the analysis is
-    // off, which moves what lies below it: a click before that landed
-    // once (in CI) on another control than the share button.
+    // off, which can move what lies below it: the click waits for that
+    // (the same shift that made walks_the_issue_list_in_the_browser's
+    // Share click miss in CI).
     s.wait(
         10,
         "the analysis off",
