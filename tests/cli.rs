@@ -294,9 +294,8 @@ fn play_at_a_level() {
 /// built-in net and still plays with it.
 #[test]
 fn a_bad_net_file_keeps_the_builtin_net() {
-    let dir = std::env::temp_dir().join(format!("ultimo-evalfile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cut = dir.join("cut.nnue");
+    let dir = common::TempDir::new("evalfile");
+    let cut = dir.dir().join("cut.nnue");
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.bin")).unwrap();
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let input = format!(

@@ -33,13 +33,18 @@ fn ultimo_match_within(args: &[&str], limit: Duration) -> Output {
     MatchRun::start(args).wait_within(limit, |_| {})
 }
 
-/// A file in the temporary directory, removed when dropped.
+/// A file alone in a fresh temporary folder, removed with the folder when
+/// dropped.
 struct TempFile(PathBuf);
 
 impl TempFile {
-    /// A fresh path named `name` for this test process.
+    /// A fresh path named `name`, in a folder of its own.
     fn new(name: &str) -> TempFile {
-        let dir = std::env::temp_dir().join(format!("ultimo-match-tests-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("ultimo-match-tests-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         TempFile(dir.join(name))
     }
@@ -55,7 +60,9 @@ impl TempFile {
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

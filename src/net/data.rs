@@ -623,12 +623,41 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ultimo-data-{}", std::process::id()));
+    /// A test's file `name`, alone in a fresh folder that goes with it
+    /// when dropped, so that a run leaves nothing behind.
+    struct Temp {
+        dir: PathBuf,
+        path: PathBuf,
+    }
+
+    impl std::ops::Deref for Temp {
+        type Target = Path;
+
+        fn deref(&self) -> &Path {
+            &self.path
+        }
+    }
+
+    impl AsRef<Path> for Temp {
+        fn as_ref(&self) -> &Path {
+            &self.path
+        }
+    }
+
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn temp(name: &str) -> Temp {
+        let dir = std::env::temp_dir().join(format!("ultimo-data-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        let _ = std::fs::remove_file(&path);
-        path
+        Temp {
+            path: dir.join(name),
+            dir,
+        }
     }
 
     #[test]

@@ -1142,6 +1142,7 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(server.options.debug_log, None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
