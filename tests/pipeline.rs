@@ -120,6 +120,23 @@ fn datagen_train_and_load_a_net() {
         std::fs::read(&nets[0]).unwrap(),
         std::fs::read(&nets[1]).unwrap()
     );
+    // Fine-tuning: the start net's held-out figures come first, the line
+    // each epoch's must beat.
+    let tuned = tmp.file("tuned.nnue");
+    let (code, out, err) = run(
+        &[
+            "train", "--data", &data, "--out", &tuned, "--name", "tuned", "--epochs", "1",
+            "--init", &nets[0], "--lr", "0.0005",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[1].starts_with("before ") && lines[1].ends_with("(the --init net)"),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("epoch   1 "), "{out}");
 
     // The engine loads it, names it, and plays with it.
     let (code, out, err) = run(

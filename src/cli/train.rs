@@ -11,7 +11,7 @@ use crate::display::Style;
 use crate::display::progress::{Progress as Bar, duration_text};
 use crate::net::Net;
 use crate::net::data;
-use crate::net::train::{self, Config, Epoch, MAX_NAME_LEN};
+use crate::net::train::{self, Config, Epoch, MAX_NAME_LEN, Validation};
 
 /// The progress line of epoch `e` of `epochs`, `elapsed` into the run:
 /// the losses, the time so far and, before the last epoch, the time left
@@ -32,6 +32,18 @@ pub fn epoch_line(e: &Epoch, epochs: u32, elapsed: Duration) -> String {
         line.push_str(&format!(", about {} left", duration_text(left)));
     }
     line
+}
+
+/// The line of the `--init` net's figures on the held-out positions,
+/// before training, aligned with the epochs' lines below it.
+pub fn start_line(v: &Validation) -> String {
+    format!(
+        "before                         valid loss {:.5}  valid mse {:.5}  policy {:.4}  top-1 {:.1}%  (the --init net)",
+        v.loss,
+        v.mse,
+        v.policy,
+        100.0 * v.top1
+    )
 }
 
 /// Why a `train` setting is refused before training.
@@ -108,7 +120,8 @@ pub struct TrainArgs {
     /// visits) in the loss; 0 leaves the policy head untrained
     #[arg(long, default_value_t = 1.0)]
     policy_weight: f32,
-    /// Start from this net instead of fresh weights
+    /// Start from this net instead of fresh weights (its figures on the
+    /// held-out positions come first, on the line "before")
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
 }
@@ -162,12 +175,12 @@ pub fn train_cmd(args: &TrainArgs) -> Result<(), CliError> {
         &config,
         start_net.as_ref(),
         &mut |news| {
-            let e = match news {
+            let line = match news {
                 train::News::Step { done, .. } => return bar.advance(done as u64),
-                train::News::Epoch(e) => e,
+                train::News::Start(v) => start_line(v),
+                train::News::Epoch(e) => epoch_line(e, args.epochs, start.elapsed()),
             };
-            let line = epoch_line(e, args.epochs, start.elapsed());
-            // The epoch's line stays, above the bar (on standard output).
+            // The line stays, above the bar (on standard output).
             let r = bar.suspend(|| writeln!(out, "{line}").and_then(|_| out.flush()));
             if let Err(e) = r {
                 io_error.get_or_insert(e);
@@ -244,5 +257,25 @@ mod tests {
         );
         let last = Epoch { epoch: 10, ..epoch };
         assert!(epoch_line(&last, 10, Duration::from_secs(150)).ends_with("top-1 25.0%  150 s"));
+        // The start net's line: the same figures in the same columns.
+        let before = start_line(&Validation {
+            loss: 0.6,
+            mse: 0.1,
+            policy: 2.0,
+            top1: 0.25,
+        });
+        let line = epoch_line(&epoch, 10, Duration::from_secs(30));
+        assert_eq!(
+            before.find("valid loss"),
+            line.find("valid loss"),
+            "{before}"
+        );
+        assert!(
+            before.starts_with("before ")
+                && before.ends_with(
+                    "valid loss 0.60000  valid mse 0.10000  policy 2.0000  top-1 25.0%  (the --init net)"
+                ),
+            "{before}"
+        );
     }
 }

@@ -190,6 +190,9 @@ pub enum News<'a> {
         /// Steps in the run.
         total: usize,
     },
+    /// The figures of the start net (`start` of [`train`]) on the held-out
+    /// samples, before any step: what each epoch's must beat.
+    Start(&'a Validation),
     /// An epoch ended.
     Epoch(&'a Epoch),
 }
@@ -584,6 +587,9 @@ pub fn train(
         Some(net) => Trainer::from_net(net),
         None => Trainer::new(config.seed),
     };
+    if start.is_some() && !valid.is_empty() {
+        progress(News::Start(&trainer.evaluate(valid)));
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed.wrapping_add(1));
     let mut order: Vec<usize> = (0..train.len()).collect();
     let batch = config.batch.max(1);
@@ -832,6 +838,7 @@ mod tests {
             None,
             &mut |news| match news {
                 News::Epoch(e) => losses.push(e.valid_loss),
+                News::Start(_) => panic!("no start net, no start figures"),
                 News::Step { done, total } => {
                     steps += 1;
                     assert_eq!((done, total), (steps, 3 * train_set.len().div_ceil(32)));
