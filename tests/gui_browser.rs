@@ -17,7 +17,9 @@ mod gui_common;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use gui_common::{GuiProcess, fake_engine, request};
@@ -26,6 +28,10 @@ use serde_json::{Value, json};
 struct Driver {
     child: Child,
     addr: String,
+    /// chromedriver's TMPDIR: the browsers' profiles and sockets
+    /// (`org.chromium.Chromium.*`), which a killed browser leaves behind,
+    /// go here and are removed with it.
+    tmp: PathBuf,
 }
 
 impl Drop for Driver {
@@ -40,6 +46,7 @@ impl Drop for Driver {
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.tmp);
     }
 }
 
@@ -225,10 +232,18 @@ fn free_port() -> u16 {
 /// at most) for chromedriver's own "started successfully" line, and on
 /// its exit tries again with another port.
 fn start_driver(program: &str) -> Driver {
+    static DRIVERS: AtomicUsize = AtomicUsize::new(0);
     for _ in 0..5 {
         let port = free_port();
+        let tmp = std::env::temp_dir().join(format!(
+            "ultimo-chromedriver-{}-{}",
+            std::process::id(),
+            DRIVERS.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&tmp).expect("make chromedriver's temporary folder");
         let mut child = Command::new(program)
             .arg(format!("--port={port}"))
+            .env("TMPDIR", &tmp)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
@@ -238,6 +253,7 @@ fn start_driver(program: &str) -> Driver {
         let driver = Driver {
             child,
             addr: format!("127.0.0.1:{port}"),
+            tmp,
         };
         // The line, or the end of the output (chromedriver exited); read
         // on to the end, so that chromedriver never blocks on a full pipe.
