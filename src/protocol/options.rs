@@ -236,6 +236,13 @@ const SPECS: &[Spec] = &[
         default: "20",
     },
     Spec {
+        name: "SolveLeafNodes",
+        kind: spin(1, 100_000, |o, v| {
+            o.setup.search.params.leaf_solve_nodes = v as u64
+        }),
+        default: "300",
+    },
+    Spec {
         name: "RandomMove",
         kind: OptionType::Check(|o, v| o.random_move = v),
         default: "false",

@@ -250,7 +250,8 @@ pub struct Params {
 /// The default [`Params::leaf_solve`]: measured, see docs/search.md.
 pub const LEAF_SOLVE: u32 = 20;
 
-/// The default [`Params::leaf_solve_nodes`].
+/// The default [`Params::leaf_solve_nodes`] (the `SolveLeafNodes` option):
+/// measured, see docs/search.md.
 pub const LEAF_SOLVE_NODES: u64 = 300;
 
 impl Default for Params {

@@ -1346,20 +1346,22 @@ fn eight_threads_prove_what_one_thread_proves() {
 }
 
 /// A leaf solver that proves nothing and counts the leaves it is given
-/// (each with at most this many open cells).
-struct CountingLeaves(Arc<std::sync::atomic::AtomicU64>, u32);
+/// (each with at most this many open cells, and this budget of nodes).
+struct CountingLeaves(Arc<std::sync::atomic::AtomicU64>, u32, u64);
 
 impl LeafSolver<Position> for CountingLeaves {
-    fn settle(&mut self, pos: &Position, _nodes: u64) -> Option<(Verdict, u32)> {
+    fn settle(&mut self, pos: &Position, nodes: u64) -> Option<(Verdict, u32)> {
         assert!(pos.outcome().is_none());
         assert!(pos.open_cells() <= self.1);
+        assert_eq!(nodes, self.2);
         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         None
     }
 }
 
-/// The leaf solver sees the leaves near the end, and none when the
-/// limits (a level's search) or the parameters leave it out.
+/// The leaf solver sees the leaves near the end, with the parameters'
+/// budget of nodes, and none when the limits (a level's search) or the
+/// parameters leave it out.
 #[test]
 fn the_leaf_solver_sees_leaves_near_the_end_unless_left_out() {
     // 36 empty cells of open boards are left.
@@ -1371,9 +1373,10 @@ fn the_leaf_solver_sees_leaves_near_the_end_unless_left_out() {
         let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let mut s = searcher(1, 16, 0);
         s.options.params.leaf_solve = leaf_solve;
+        s.options.params.leaf_solve_nodes = 777;
         let counter = Arc::clone(&seen);
         s.set_leaf_solver(Some(Arc::new(move || {
-            Box::new(CountingLeaves(Arc::clone(&counter), leaf_solve))
+            Box::new(CountingLeaves(Arc::clone(&counter), leaf_solve, 777))
                 as Box<dyn LeafSolver<Position>>
         })));
         run(&mut s, &pos, limits);
