@@ -19,17 +19,10 @@ import statistics
 import subprocess
 import sys
 
+from pgn_moves import games
+
 PLIES = range(14, 45, 3)
 GAMES = 20
-
-
-def games(text):
-    for block in re.split(r'\n\s*\n(?=\[)', text):
-        body = '\n'.join(l for l in block.splitlines() if not l.startswith('['))
-        body = re.sub(r'\{[^}]*\}', ' ', body)
-        moves = [t for t in body.split() if re.fullmatch(r'[a-i][1-9]', t)]
-        if moves:
-            yield moves
 
 
 def main():

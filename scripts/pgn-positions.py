@@ -10,15 +10,10 @@ spread over plies 24-40: game k gives plies 24 + (5k mod 9) and
 line per position, `<fen>;moves <m1 m2 ...>;game <k> ply <p>`; the FEN
 comes from `ULTIMO solve --moves ... --nodes 1 --json`.
 """
-import json, re, subprocess, sys
+import json, subprocess, sys
 
-def games(text):
-    for block in re.split(r'\n\s*\n(?=\[)', text):
-        body = '\n'.join(l for l in block.splitlines() if not l.startswith('['))
-        body = re.sub(r'\{[^}]*\}', ' ', body)
-        moves = [t for t in body.split() if re.fullmatch(r'[a-i][1-9]', t)]
-        if moves:
-            yield moves
+from pgn_moves import games
+
 
 def main():
     pgn, ultimo = sys.argv[1], sys.argv[2]
