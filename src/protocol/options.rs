@@ -237,7 +237,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "SolveLeafNodes",
-        kind: spin(1, 100_000, |o, v| {
+        kind: spin(1, 10_000, |o, v| {
             o.setup.search.params.leaf_solve_nodes = v as u64
         }),
         default: "300",
