@@ -46,11 +46,19 @@ def main():
     while read().strip() != 'uciok':
         pass
     for option in options:
-        name, value = option.split('=', 1)
+        name, eq, value = option.partition('=')
+        if not eq:
+            sys.exit(f'{option}: expected NAME=VALUE')
         send(f'setoption name {name} value {value}')
+    send('isready')
+    while (line := read().strip()) != 'readyok':
+        if line.startswith('info string error'):
+            sys.exit(line)
     seen, nodes = set(), {ply: [] for ply in PLIES}
     for moves in games(open(pgn).read()):
-        if tuple(moves) in seen or len(seen) == GAMES:
+        if len(seen) == GAMES:
+            break
+        if tuple(moves) in seen:
             continue
         seen.add(tuple(moves))
         for ply in PLIES:
