@@ -390,8 +390,9 @@ impl fmt::Debug for MoveList {
 /// move is sent to, and the side to move.
 ///
 /// The marks and won boards are kept relative to the side to move (`us`,
-/// `them`) and swapped after each move: no field is indexed by player, so a
-/// copy in a playout loop lives in registers.
+/// `them`) and swapped after each move, so that a copy in a playout loop
+/// lives in registers; only the free-line mask, of which a move changes
+/// one bit, is indexed by player.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Position {
     /// The marks of the side to move.
@@ -405,6 +406,13 @@ pub struct Position {
     /// that just moved (bits 16-24); one word, so that swapping sides is a
     /// rotation of the same size as the updates (no store-forwarding stall).
     won: u32,
+    /// The small boards where `x` has a line free of `o`'s marks (bits
+    /// 0-8), and where `o` has one free of `x`'s (bits 16-24), won or
+    /// closed or not: kept up move by move (a move can only take the other
+    /// side's lines on its board), so that [`Position::may_win`] is one
+    /// look-up. Indexed by player, so that a move leaves the word alone
+    /// but for one bit.
+    free: u32,
     /// The small boards that are won or full.
     closed: u16,
     /// Side to move as 0 (x) or 1 (o).
@@ -444,6 +452,7 @@ impl Position {
             them: 0,
             open: ALL_CELLS,
             won: 0,
+            free: 0x01ff_01ff,
             closed: 0,
             side: 0,
             target: ANY_BOARD,
@@ -459,6 +468,7 @@ impl Position {
         debug_assert_eq!(marks[0] & marks[1], 0);
         debug_assert_eq!((marks[0] | marks[1]) & !ALL_CELLS, 0);
         let mut won = [0u16; 2];
+        let mut free = [0u16; 2];
         let mut closed = 0u16;
         let mut open = 0u128;
         let empty = ALL_CELLS & !(marks[0] | marks[1]);
@@ -468,6 +478,10 @@ impl Position {
                 if is_line(board_bits(m, b)) {
                     won[p] |= bit;
                     closed |= bit;
+                }
+                // The other side has a line free of these marks.
+                if is_line(!board_bits(m, b)) {
+                    free[1 - p] |= bit;
                 }
             }
             if board_bits(empty, b) == 0 {
@@ -499,6 +513,7 @@ impl Position {
             them: marks[you],
             open,
             won: won[me] as u32 | (won[you] as u32) << 16,
+            free: free[0] as u32 | (free[1] as u32) << 16,
             closed,
             side: side as u8,
             target,
@@ -670,6 +685,9 @@ impl Position {
         self.us |= bit;
         self.open &= !bit;
         let board_bit = 1u16 << b;
+        // Only the other side's free lines on this board can close.
+        let theirs = 16 * (self.side as usize ^ 1) + b;
+        self.free &= !(((!is_line(!mine)) as u32) << (theirs & 31));
         // The game can only end when a board closes.
         if is_line(mine) {
             self.won |= board_bit as u32;
@@ -739,17 +757,8 @@ impl Position {
             Some(Outcome::Draw) => return false,
             None => {}
         }
-        let theirs = self.marks(player.opponent());
-        let mut boards = self.won_boards(player);
-        let mut open = !self.closed & 0x1ff;
-        while open != 0 {
-            let b = open.trailing_zeros() as usize;
-            open &= open - 1;
-            if is_line(!board_bits(theirs, b)) {
-                boards |= 1 << b;
-            }
-        }
-        is_line(boards)
+        let free = (self.free >> (16 * player.index())) as u16;
+        is_line(self.won_boards(player) | (free & !self.closed))
     }
 
     /// A uniformly random legal move, or `None` when the game is over.
@@ -985,6 +994,42 @@ mod tests {
             }
         }
         assert!(ruled_out > 500, "{ruled_out}");
+    }
+
+    #[test]
+    fn free_lines_kept_move_by_move_match_the_marks() {
+        // The free-line masks that `may_win` reads, kept up by each move
+        // (random moves and winning ones, as playouts play them), agree
+        // with the marks at every position, as does a position rebuilt
+        // from its marks alone.
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(10);
+        for game in 0..2000 {
+            let mut pos = Position::startpos();
+            loop {
+                for p in [Player::X, Player::O] {
+                    let theirs = pos.marks(p.opponent());
+                    let want = (0..9)
+                        .filter(|&b| is_line(!board_bits(theirs, b)))
+                        .fold(0u16, |m, b| m | 1 << b);
+                    let got = pos.free >> (16 * p.index());
+                    assert_eq!(got & 0x1ff, want as u32, "{pos}");
+                }
+                let rebuilt = Position::from_parts(
+                    [pos.marks(Player::X), pos.marks(Player::O)],
+                    pos.side_to_move(),
+                    pos.last_move(),
+                );
+                assert!(rebuilt == pos, "{pos}");
+                let moved = if game % 2 == 0 {
+                    pos.winning_step(&mut rng)
+                } else {
+                    pos.random_step(&mut rng)
+                };
+                if !moved {
+                    break;
+                }
+            }
+        }
     }
 
     #[test]
