@@ -227,19 +227,13 @@ impl Solver {
         let (nodes, last) = if self.options.threads > 1 {
             run.both_at_once(pos, &mut known, progress)
         } else {
-            run.in_turns(pos, &mut known, progress)
+            run.in_turns(pos, &mut known, Some(progress))
         };
         let mut w = run.worker::<G>(None);
         let solved = known.verdict();
-        let (pv, complete) = match solved {
-            Some(v) => line(&mut w, pos, v),
-            None => (searched_line(&w, pos, last), false),
-        };
-        let plies = match solved {
-            _ if complete => Some(pv.len() as u32),
-            Some(Verdict::Win) => root_dist(&w, pos, WIN),
-            Some(Verdict::Loss) => root_dist(&w, pos, NOT_LOSE),
-            _ => None,
+        let (pv, plies) = match solved {
+            Some(v) => proof_line(&mut w, pos, v),
+            None => (searched_line(&w, pos, last), None),
         };
         Solution {
             verdict: solved,
@@ -251,6 +245,31 @@ impl Solver {
             elapsed: start.elapsed(),
             hashfull: self.tt.hashfull(),
         }
+    }
+
+    /// The value of `pos` for its side to move if one thread proves it
+    /// within `nodes` nodes, with its plies to the end along the proof (0
+    /// where unknown), as [`Solver::solve`] gives them: the leaf solver's
+    /// question, without the table's fill and the progress reports.
+    pub fn verdict_within<G: Game>(
+        &mut self,
+        pos: &G,
+        nodes: u64,
+        control: &Control,
+    ) -> Option<(Verdict, u32)> {
+        let run = Run {
+            tt: &self.tt,
+            control,
+            deadline: None,
+            epsilon: self.options.epsilon as u64,
+            max_nodes: nodes,
+            start: Instant::now(),
+        };
+        let mut known = Known::default();
+        run.in_turns(pos, &mut known, None);
+        let value = known.verdict()?;
+        let (_, plies) = proof_line(&mut run.worker::<G>(None), pos, value);
+        Some((value, plies.unwrap_or(0)))
     }
 }
 
@@ -334,7 +353,7 @@ impl Run<'_> {
         &self,
         pos: &G,
         known: &mut Known,
-        progress: &mut dyn FnMut(&Progress),
+        mut progress: Option<&mut dyn FnMut(&Progress)>,
     ) -> (u64, u8) {
         let mut w = self.worker::<G>(None);
         let mut turn = FIRST_TURN;
@@ -347,7 +366,9 @@ impl Run<'_> {
                 let e = w.run(pos, goal, turn.min(self.max_nodes - w.nodes));
                 known.learn(goal, &e);
                 last = goal;
-                progress(&self.progress(known, goal, &e, w.nodes));
+                if let Some(progress) = progress.as_mut() {
+                    progress(&self.progress(known, goal, &e, w.nodes));
+                }
             }
             if known.verdict().is_some() || w.stopped || w.nodes >= self.max_nodes {
                 return (w.nodes, last);
@@ -410,6 +431,20 @@ impl Run<'_> {
             (total, WIN)
         })
     }
+}
+
+/// The line of a solved root whose value is `value`, and its plies to the
+/// end: the line's length where it reaches the end, else the distance
+/// stored for a win or a loss (none for a draw).
+fn proof_line<G: Game>(w: &mut Worker<G>, pos: &G, value: Verdict) -> (Vec<G::Move>, Option<u32>) {
+    let (pv, complete) = line(w, pos, value);
+    let plies = match value {
+        _ if complete => Some(pv.len() as u32),
+        Verdict::Win => root_dist(w, pos, WIN),
+        Verdict::Loss => root_dist(w, pos, NOT_LOSE),
+        Verdict::Draw => None,
+    };
+    (pv, plies)
 }
 
 /// The distance stored for the root's question `goal`, if known.
@@ -541,11 +576,6 @@ impl Default for Leaves {
 impl<G: Game> LeafSolver<G> for Leaves {
     fn settle(&mut self, pos: &G, nodes: u64) -> Option<(Verdict, u32)> {
         let solver = self.solver.as_mut()?;
-        let limits = Limits {
-            nodes: Some(nodes),
-            time: None,
-        };
-        let solution = solver.solve(pos, &limits, &self.control, &mut |_| {});
-        Some((solution.verdict?, solution.plies.unwrap_or(0)))
+        solver.verdict_within(pos, nodes, &self.control)
     }
 }

@@ -351,4 +351,49 @@ mod tests {
         t.buckets[0].0[0].0[1].store(d0, Ordering::Relaxed);
         assert_eq!(t.get(77), None);
     }
+
+    #[test]
+    fn keys_of_different_positions_differ() {
+        use crate::game::Player;
+        use crate::rules::Position;
+        use rand::SeedableRng;
+        use std::collections::hash_map::Entry as Seen;
+        // Every position along 3,000 random games, both goals: two keys
+        // are equal only for positions the key does not tell apart (the
+        // same marks, side, board to play and status), and the buckets
+        // the distinct keys pick are spread evenly.
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut seen = std::collections::HashMap::new();
+        let table = Table::with_bytes(64 * BUCKET_BYTES).unwrap();
+        let mut per_bucket = [0u32; 64];
+        for _ in 0..3000 {
+            let mut pos = Position::startpos();
+            loop {
+                let what = (
+                    pos.marks(Player::X),
+                    pos.marks(Player::O),
+                    pos.side_to_move(),
+                    pos.target_board(),
+                    pos.outcome(),
+                );
+                for goal in [1, 2] {
+                    let k = key(&pos, goal);
+                    match seen.entry(k) {
+                        Seen::Occupied(e) => assert_eq!(*e.get(), (what, goal)),
+                        Seen::Vacant(e) => {
+                            e.insert((what, goal));
+                            per_bucket[table.bucket_index(k)] += 1;
+                        }
+                    }
+                }
+                if !pos.random_step(&mut rng) {
+                    break;
+                }
+            }
+        }
+        let all: u32 = per_bucket.iter().sum();
+        for n in per_bucket {
+            assert!((n as f64 - all as f64 / 64.0).abs() < all as f64 / 64.0 * 0.1);
+        }
+    }
 }

@@ -198,6 +198,36 @@ fn proofs_agree_with_minimax_near_selfplay_ends() {
     agree_with_minimax(&selfplay_endings(16, &[2, 4, 6, 8]), 100_000, 1_000_000, 30);
 }
 
+/// The leaf solver's lean answer is the full solve's: the same verdict
+/// and plies (0 where the solve has none); none where its nodes do not
+/// suffice.
+#[test]
+fn verdict_within_agrees_with_solve() {
+    let (mut lean, mut full) = (solver(8), solver(8));
+    let mut proven = 0;
+    for (n, &(pos, want)) in reference_cases().iter().enumerate() {
+        let got = lean.verdict_within(&pos, 2_000_000, &Control::new());
+        let sol = solve(&mut full, &pos, &nodes(2_000_000));
+        assert_eq!(got.map(|(v, _)| v), Some(want), "{n}: {pos}");
+        assert_eq!(
+            got.map(|(_, p)| p),
+            Some(sol.plies.unwrap_or(0)),
+            "{n}: {pos}"
+        );
+        proven += (want != Verdict::Draw) as usize;
+    }
+    assert!(proven >= 10, "{proven}");
+    // With 50 nodes, fresh tables: the same answers, some of them none.
+    let mut unknown = 0;
+    for (pos, _) in reference_cases() {
+        let got = solver(1).verdict_within(pos, 50, &Control::new());
+        let sol = solve(&mut solver(1), pos, &nodes(50));
+        assert_eq!(got.map(|(v, _)| v), sol.verdict, "{pos}");
+        unknown += got.is_none() as usize;
+    }
+    assert!(unknown > 0);
+}
+
 #[test]
 fn two_threads_agree_with_minimax() {
     let mut s = Solver::new(&Options {
