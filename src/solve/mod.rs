@@ -203,6 +203,25 @@ impl Solver {
         self.tt.clear();
     }
 
+    /// One search's settings over this solver's table: stopped by
+    /// `control`, at `deadline` and after `max_nodes` nodes, if given.
+    fn run<'a>(
+        &'a self,
+        control: &'a Control,
+        deadline: Option<Instant>,
+        max_nodes: Option<u64>,
+        start: Instant,
+    ) -> Run<'a> {
+        Run {
+            tt: &self.tt,
+            control,
+            deadline,
+            epsilon: self.options.epsilon as u64,
+            max_nodes: max_nodes.unwrap_or(u64::MAX),
+            start,
+        }
+    }
+
     /// Solves `pos` for its side to move, until it is solved, `limits` are
     /// reached or `control` is stopped; calls `progress` after each turn of
     /// search (a fraction of a second). The table keeps what was learnt
@@ -215,14 +234,7 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Solution<G::Move> {
         let start = Instant::now();
-        let run = Run {
-            tt: &self.tt,
-            control,
-            deadline: limits.time.map(|t| start + t),
-            epsilon: self.options.epsilon as u64,
-            max_nodes: limits.nodes.unwrap_or(u64::MAX),
-            start,
-        };
+        let run = self.run(control, limits.time.map(|t| start + t), limits.nodes, start);
         let mut known = Known::default();
         let (nodes, last) = if self.options.threads > 1 {
             run.both_at_once(pos, &mut known, progress)
@@ -257,14 +269,7 @@ impl Solver {
         nodes: u64,
         control: &Control,
     ) -> Option<(Verdict, u32)> {
-        let run = Run {
-            tt: &self.tt,
-            control,
-            deadline: None,
-            epsilon: self.options.epsilon as u64,
-            max_nodes: nodes,
-            start: Instant::now(),
-        };
+        let run = self.run(control, None, Some(nodes), Instant::now());
         let mut known = Known::default();
         run.in_turns(pos, &mut known, None);
         let value = known.verdict()?;
