@@ -7,7 +7,8 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use ultimo::game::Game;
-use ultimo::rules::{Move, Position};
+use ultimo::notation::play_moves;
+use ultimo::rules::Position;
 use ultimo::search::{Control, LEAF_SOLVE, LEAF_SOLVE_NODES, LeafSolver};
 use ultimo::solve::{Leaves, Limits, Options, Solver};
 
@@ -33,11 +34,7 @@ const LEAF_OPEN_CELLS: u32 = LEAF_SOLVE;
 const LEAVES_A_GAME: usize = 30;
 
 fn game(moves: &str) -> Position {
-    let mut pos = Position::startpos();
-    for m in moves.split(' ') {
-        pos.play(m.parse::<Move>().expect("a move"));
-    }
-    pos
+    play_moves(&Position::startpos(), moves.split(' ')).expect("the moves of a game")
 }
 
 /// Leaves like those the leaf solver meets: each game played on by random
