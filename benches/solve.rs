@@ -26,10 +26,6 @@ const GAMES: [&str; 10] = [
     "h5 d6 c8 i6 h7 e1 d3 b7 e3 e9 d7 a1 b3 f9 g7 b1 f3 i7 i1 g2 a5 c5 h6 d9 c7 g1",
 ];
 
-/// The most open cells of a leaf: the search's default for the leaf
-/// solver (`SolveLeaves`).
-const LEAF_OPEN_CELLS: u32 = LEAF_SOLVE;
-
 /// Leaves for each game.
 const LEAVES_A_GAME: usize = 30;
 
@@ -38,7 +34,8 @@ fn game(moves: &str) -> Position {
 }
 
 /// Leaves like those the leaf solver meets: each game played on by random
-/// moves (a fixed seed) until at most [`LEAF_OPEN_CELLS`] cells are open,
+/// moves (a fixed seed) until the search would give them to the leaf
+/// solver (at most `SolveLeaves`' default, [`LEAF_SOLVE`], plies left),
 /// the game still going on.
 fn leaves() -> Vec<Position> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(26);
@@ -48,7 +45,7 @@ fn leaves() -> Vec<Position> {
         let mut found = 0;
         while found < LEAVES_A_GAME {
             let mut pos = root;
-            while pos.open_cells() > LEAF_OPEN_CELLS && pos.play_random(&mut rng) {}
+            while pos.plies_left_bound() > LEAF_SOLVE && pos.play_random(&mut rng) {}
             if pos.outcome().is_none() {
                 out.push(pos);
                 found += 1;
