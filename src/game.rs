@@ -265,6 +265,14 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + Hash + 'stati
     /// The legal moves; empty once the game is over.
     fn legal_moves(&self) -> Self::Moves;
 
+    /// The number of legal moves (0 once the game is over): the proof
+    /// search's first guess at a new position's disproof number. Games may
+    /// override this with a count that does not list the moves.
+    #[inline]
+    fn move_count(&self) -> u32 {
+        self.legal_moves().len() as u32
+    }
+
     /// Plays a move without checking it: the search's fast path. The caller
     /// guarantees that `m` is legal (an illegal move leaves the position
     /// meaningless; debug builds assert). Each game's own `try_play` checks.

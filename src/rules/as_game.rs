@@ -37,6 +37,11 @@ impl Game for Position {
     }
 
     #[inline(always)]
+    fn move_count(&self) -> u32 {
+        self.legal_mask().count_ones()
+    }
+
+    #[inline(always)]
     fn play_unchecked(&mut self, m: Move) {
         Position::play_unchecked(self, m);
     }
@@ -117,6 +122,11 @@ impl Game for BoardCountTiebreak {
     }
 
     #[inline(always)]
+    fn move_count(&self) -> u32 {
+        self.0.legal_mask().count_ones()
+    }
+
+    #[inline(always)]
     fn play_unchecked(&mut self, m: Move) {
         self.0.play_unchecked(m);
     }
@@ -166,5 +176,25 @@ mod tests {
             }] += 1;
         }
         assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
+
+    #[test]
+    fn move_count_is_the_number_of_legal_moves() {
+        // Along random games: sent to one board, free to choose, and over.
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
+        let mut free_choice = 0;
+        for _ in 0..200 {
+            let mut pos = Position::startpos();
+            loop {
+                let n = Game::legal_moves(&pos).len() as u32;
+                assert_eq!(Game::move_count(&pos), n, "{pos}");
+                assert_eq!(Game::move_count(&BoardCountTiebreak(pos)), n, "{pos}");
+                free_choice += usize::from(pos.target_board().is_none() && n > 0);
+                if !pos.play_random(&mut rng) {
+                    break;
+                }
+            }
+        }
+        assert!(free_choice > 200, "{free_choice}");
     }
 }

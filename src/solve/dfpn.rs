@@ -24,6 +24,14 @@
 //! in the numbers (the DAG overestimate), which costs speed, never
 //! correctness.
 //!
+//! A new position's numbers are 1 and its number of legal moves (the
+//! mobility initialisation, Allis 1994; in the negamax form `dn` is the
+//! sum of one proof number per move): a move that leaves the opponent few
+//! replies is searched first, and sending the opponent to a closed board,
+//! where it may play anywhere, last. In the middle games the search gives
+//! the leaf solver it made a 30,000-node search 1.24 times faster
+//! (docs/search.md, "Legal moves as first disproof numbers").
+//!
 //! What the game knows is used at every child: the end of the game, a move
 //! that wins at once ([`Game::winning_move`]), and whether either side may
 //! still win at all ([`Game::may_win`]): a side that cannot win does not
@@ -162,6 +170,9 @@ struct Child<M> {
     dn: u32,
     work: u32,
     dist: u16,
+    /// Its legal moves, where neither the game nor the table knows it
+    /// yet: its disproof number while it is new.
+    moves: u32,
 }
 
 /// What ends a search early.
@@ -276,11 +287,11 @@ impl<'a, G: Game> Worker<'a, G> {
             let mut c = *pos;
             c.play_unchecked(mv);
             let key = key(&c, cgoal);
-            let (pn, dn, dist) = match settled(&c, cgoal) {
-                Some(known) => known,
+            let (pn, dn, dist, moves) = match settled(&c, cgoal) {
+                Some((pn, dn, dist)) => (pn, dn, dist, 0),
                 None => {
                     self.tt.prefetch(key);
-                    (0, 0, NO_DIST)
+                    (0, 0, NO_DIST, c.move_count())
                 }
             };
             if dn == 0 && pn != 0 {
@@ -296,6 +307,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 dn,
                 work: 0,
                 dist,
+                moves,
             });
         }
         for i in base..self.children.len() {
@@ -305,7 +317,8 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             match self.tt.get(c.key) {
                 Some(t) => (c.pn, c.dn, c.dist, c.work) = (t.pn, t.dn, t.dist, t.work),
-                None => (c.pn, c.dn) = (1, 1),
+                // New: one child to prove, each of its moves to disprove.
+                None => (c.pn, c.dn) = (1, c.moves.max(1)),
             }
             if c.dn == 0 {
                 let dist = c.dist;
