@@ -37,7 +37,7 @@ impl Game for Position {
     }
 
     #[inline(always)]
-    fn move_count(&self) -> u32 {
+    fn mobility(&self) -> u32 {
         self.legal_mask().count_ones()
     }
 
@@ -122,7 +122,7 @@ impl Game for BoardCountTiebreak {
     }
 
     #[inline(always)]
-    fn move_count(&self) -> u32 {
+    fn mobility(&self) -> u32 {
         self.0.legal_mask().count_ones()
     }
 
@@ -179,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn move_count_is_the_number_of_legal_moves() {
+    fn mobility_is_the_number_of_legal_moves() {
         // Along random games: sent to one board, free to choose, and over.
         let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
         let mut free_choice = 0;
@@ -187,8 +187,8 @@ mod tests {
             let mut pos = Position::startpos();
             loop {
                 let n = Game::legal_moves(&pos).len() as u32;
-                assert_eq!(Game::move_count(&pos), n, "{pos}");
-                assert_eq!(Game::move_count(&BoardCountTiebreak(pos)), n, "{pos}");
+                assert_eq!(Game::mobility(&pos), n, "{pos}");
+                assert_eq!(Game::mobility(&BoardCountTiebreak(pos)), n, "{pos}");
                 free_choice += usize::from(pos.target_board().is_none() && n > 0);
                 if !pos.play_random(&mut rng) {
                     break;

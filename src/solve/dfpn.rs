@@ -24,8 +24,8 @@
 //! in the numbers (the DAG overestimate), which costs speed, never
 //! correctness.
 //!
-//! A new position's numbers are 1 and its number of legal moves (the
-//! mobility initialisation, Allis 1994; in the negamax form `dn` is the
+//! A new position's numbers are 1 and its number of legal moves
+//! ([`Game::mobility`]; the mobility initialisation, Allis 1994; in the negamax form `dn` is the
 //! sum of one proof number per move): a move that leaves the opponent few
 //! replies is searched first, and sending the opponent to a closed board,
 //! where it may play anywhere, last. It made the leaf solver's bench 1.24
@@ -171,8 +171,8 @@ struct Child<M> {
     dn: u32,
     work: u32,
     dist: u16,
-    /// Its legal moves, where neither the game nor the table knows it
-    /// yet: its disproof number while it is new.
+    /// Its [`Game::mobility`], where neither the game nor the table knows
+    /// it yet: its disproof number while it is new.
     moves: u32,
 }
 
@@ -292,7 +292,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 Some((pn, dn, dist)) => (pn, dn, dist, 0),
                 None => {
                     self.tt.prefetch(key);
-                    (0, 0, NO_DIST, c.move_count())
+                    (0, 0, NO_DIST, c.mobility())
                 }
             };
             if dn == 0 && pn != 0 {
