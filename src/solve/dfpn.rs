@@ -24,10 +24,11 @@
 //! in the numbers (the DAG overestimate), which costs speed, never
 //! correctness.
 //!
-//! A new position's numbers are 1 and its number of legal moves
-//! ([`Game::mobility`]; the mobility initialisation, Allis 1994; in the negamax form `dn` is the
-//! sum of one proof number per move): a move that leaves the opponent few
-//! replies is searched first, and sending the opponent to a closed board,
+//! A new position's numbers are 1 and [`Game::mobility`]: its number of
+//! legal moves where the game counts them cheaply (Ultimate Tic-Tac-Toe),
+//! else 1. This is the mobility initialisation (Allis 1994; in the
+//! negamax form `dn` is the sum of one proof number per move): a move that
+//! leaves the opponent few replies is searched first, and sending the opponent to a closed board,
 //! where it may play anywhere, last. It made the leaf solver's bench 1.24
 //! times faster, and so 30,000-node middle-game searches, most of whose
 //! time is the leaf solver's (docs/search.md, "Legal moves as first
@@ -173,7 +174,7 @@ struct Child<M> {
     dist: u16,
     /// Its [`Game::mobility`], where neither the game nor the table knows
     /// it yet: its disproof number while it is new.
-    moves: u32,
+    mobility: u32,
 }
 
 /// What ends a search early.
@@ -288,7 +289,7 @@ impl<'a, G: Game> Worker<'a, G> {
             let mut c = *pos;
             c.play_unchecked(mv);
             let key = key(&c, cgoal);
-            let (pn, dn, dist, moves) = match settled(&c, cgoal) {
+            let (pn, dn, dist, mobility) = match settled(&c, cgoal) {
                 Some((pn, dn, dist)) => (pn, dn, dist, 0),
                 None => {
                     self.tt.prefetch(key);
@@ -308,7 +309,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 dn,
                 work: 0,
                 dist,
-                moves,
+                mobility,
             });
         }
         for i in base..self.children.len() {
@@ -320,7 +321,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 Some(t) => (c.pn, c.dn, c.dist, c.work) = (t.pn, t.dn, t.dist, t.work),
                 // New: one of its moves may prove it; all must be refuted
                 // to disprove it.
-                None => (c.pn, c.dn) = (1, c.moves.max(1)),
+                None => (c.pn, c.dn) = (1, c.mobility.max(1)),
             }
             if c.dn == 0 {
                 let dist = c.dist;
