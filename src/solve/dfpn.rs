@@ -28,11 +28,11 @@
 //! legal moves where the game counts them cheaply (Ultimate Tic-Tac-Toe),
 //! else 1. This is the mobility initialisation (Allis 1994; in the
 //! negamax form `dn` is the sum of one proof number per move): a move that
-//! leaves the opponent few replies is searched first, and sending the opponent to a closed board,
-//! where it may play anywhere, last. It made the leaf solver's bench 1.24
-//! times faster, and so 30,000-node middle-game searches, most of whose
-//! time is the leaf solver's (docs/search.md, "Legal moves as first
-//! disproof numbers").
+//! leaves the opponent few replies is searched first, and one that sends
+//! the opponent to a closed board, where it may play anywhere, last. It
+//! made the leaf solver's bench 1.24 times faster, and so 30,000-node
+//! middle-game searches, most of whose time is the leaf solver's
+//! (docs/search.md, "Legal moves as first disproof numbers").
 //!
 //! What the game knows is used at every child: the end of the game, a move
 //! that wins at once ([`Game::winning_move`]), and whether either side may
