@@ -268,8 +268,9 @@ pub trait Game: Copy + Send + Sync + PartialEq + Debug + Display + Hash + 'stati
     /// The proof search's first disproof number for a new position: its
     /// number of legal moves where the game counts them cheaply (a
     /// popcount of a mask it keeps), else 1 (the default: no guess).
-    /// Working the moves out costs more than the guess saves: Super 1 al
-    /// 5's solver ran 2.4 times slower a node with the list's length
+    /// Working the moves out costs: Super 1 al 5's solver ran 2.4 times
+    /// slower a node with the list's length, and whether the guess saves
+    /// more than that in time to an answer is not measured
     /// (docs/search.md, "Legal moves as first disproof numbers").
     #[inline]
     fn mobility(&self) -> u32 {
