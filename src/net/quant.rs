@@ -236,7 +236,7 @@ mod tests {
         let wp = q.wp.iter().flatten().map(|&w| (w as i64).abs()).max();
         assert!(w2.unwrap() <= l && wp.unwrap() <= l);
         assert_eq!(l, 5_555);
-        let scales = [q.w2_scale, q.wp_scale].map(|s| (1.0 / (s as f64 * 755.0)).round());
+        let scales = [q.w2_scale, q.wp_scale].map(|s| (1.0 / (s as f64 * q.qa as f64)).round());
         assert_eq!(scales, [1803.0, 1701.0]);
     }
 
