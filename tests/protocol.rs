@@ -1310,13 +1310,13 @@ fn a_limited_engine_plays_its_levels_nodes_within_the_time() {
 fn an_elo_beyond_the_games_levels_says_what_it_plays() {
     let mut e = Engine::start(&["--game", "super15"]);
     e.send("setoption name UCI_LimitStrength value true");
-    e.send("setoption name UCI_Elo value 1630");
+    e.send("setoption name UCI_Elo value 1500");
     e.send("position startpos");
     e.send("go nodes 1");
     let (lines, _) = bestmove(&mut e, PATIENCE);
     assert!(
         lines[0].starts_with(
-            "info string UCI_Elo 1630 is beyond the levels of super15: playing at Elo "
+            "info string UCI_Elo 1500 is beyond the levels of super15: playing at Elo "
         ),
         "{lines:?}"
     );

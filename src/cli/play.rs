@@ -133,7 +133,7 @@ fn game_pgn<G: PlayGame>(
 }
 
 /// The engine's name as a player: `Ultimo`, or with its level, e.g.
-/// `Ultimo (level 3, Elo 530)`.
+/// `Ultimo (level 3, Elo 550)`.
 fn engine_name<G: PlayGame>(strength: Strength) -> String {
     strength.player_name("Ultimo", G::KIND)
 }

@@ -77,18 +77,19 @@ const fn level(elo: u32, nodes: u64, temperature: f64, see_win: f64, see_threat:
 }
 
 /// Ultimate Tic-Tac-Toe's levels (the net with PUCT), level 1 first: the
-/// mean of two ladders of 400 games a step at 100 ms a move.
+/// mean of two ladders of 400 games a step at 100 ms a move, measured
+/// with g11f built in (the Elos drift with the net: see README.md).
 const UTTT: [Level; LEVELS] = [
     level(210, 1, 3.0, 0.3, 0.0),
-    level(340, 1, 1.0, 0.6, 0.3),
-    level(530, 2, 1.0, 1.0, 1.0),
-    level(660, 4, 1.0, 1.0, 1.0),
-    level(810, 8, 0.8, 1.0, 1.0),
-    level(980, 32, 0.6, 1.0, 1.0),
-    level(1150, 64, 0.3, 1.0, 1.0),
-    level(1320, 256, 0.3, 1.0, 1.0),
-    level(1490, 1024, 0.2, 1.0, 1.0),
-    level(1630, 4096, 0.1, 1.0, 1.0),
+    level(330, 1, 1.0, 0.6, 0.3),
+    level(550, 2, 1.0, 1.0, 1.0),
+    level(690, 4, 1.0, 1.0, 1.0),
+    level(800, 8, 0.8, 1.0, 1.0),
+    level(940, 32, 0.6, 1.0, 1.0),
+    level(1070, 64, 0.3, 1.0, 1.0),
+    level(1210, 256, 0.3, 1.0, 1.0),
+    level(1370, 1024, 0.2, 1.0, 1.0),
+    level(1510, 4096, 0.1, 1.0, 1.0),
 ];
 
 /// Super 1 al 5's levels (playouts only, no priors), level 1 first, on
@@ -165,7 +166,7 @@ impl Strength {
         }
     }
 
-    /// How it reads in a player's name in `game`: `level 3, Elo 530`,
+    /// How it reads in a player's name in `game`: `level 3, Elo 550`,
     /// `Elo 700` between levels, or `full strength`.
     pub fn label(self, game: GameKind) -> String {
         let Some(elo) = self.elo(game) else {
@@ -179,7 +180,7 @@ impl Strength {
 
     /// An engine's name as a player at this strength in `game`: `engine`
     /// at full strength, else with the strength, e.g. `Ultimo (level 3,
-    /// Elo 530)`.
+    /// Elo 550)`.
     pub fn player_name(self, engine: &str, game: GameKind) -> String {
         match self {
             Strength::Full => engine.to_string(),

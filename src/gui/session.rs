@@ -847,7 +847,7 @@ impl Session {
 
     /// The name of who plays `side` for the PGN and the page: `Human`, or
     /// the engine's name, with Ultimo's level when it has one (e.g.
-    /// `Ultimo (level 3, Elo 530)`).
+    /// `Ultimo (level 3, Elo 550)`).
     fn player_name(&self, side: Player) -> String {
         match self.engine_plays(side) {
             true => {

@@ -255,7 +255,7 @@ const SPECS: &[Spec] = &[
     Spec {
         name: "UCI_Elo",
         kind: spin(MIN_ELO as i64, MAX_ELO as i64, |o, v| o.elo = v as u32),
-        default: "810",
+        default: "800",
     },
     Spec {
         name: "DebugLogFile",
