@@ -132,8 +132,8 @@ fn game_pgn<G: PlayGame>(
     game
 }
 
-/// The engine's name as a player: `Ultimo`, or with its level, e.g.
-/// `Ultimo (level 3, Elo 550)`.
+/// The engine's name as a player: `Ultimo`, or with its level as
+/// [`Strength::player_name`] writes it.
 fn engine_name<G: PlayGame>(strength: Strength) -> String {
     strength.player_name("Ultimo", G::KIND)
 }

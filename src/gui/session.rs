@@ -846,8 +846,8 @@ impl Session {
     }
 
     /// The name of who plays `side` for the PGN and the page: `Human`, or
-    /// the engine's name, with Ultimo's level when it has one (e.g.
-    /// `Ultimo (level 3, Elo 550)`).
+    /// the engine's name, with Ultimo's level when it has one (as
+    /// [`Strength::player_name`] writes it).
     fn player_name(&self, side: Player) -> String {
         match self.engine_plays(side) {
             true => {
