@@ -18,10 +18,14 @@
 #   -k SHARDS   shards of the run (default 1); -p only prints each shard's
 #               command (for a job array) and stops; run again to merge
 #   -t THREADS  threads of each datagen (default: the cores)
-#   -e EPOCHS   training epochs (default 4)
-#   -l LAMBDA   weight of the result in the target (default 0.5)
+#   -e EPOCHS   training epochs (default 4; with -f, 3)
+#   -l LAMBDA   weight of the result in the target (default 0.5; with -f,
+#               1: the game's result alone, g14l1's recipe, nets/README.md)
 #   -f          fine-tune: start from the current net (train --init) at a
-#               quarter of the learning rate, instead of fresh weights
+#               tenth of the learning rate (0.0002, g11f's and g14l1's),
+#               instead of fresh weights
+#   -L LR       the learning rate at the start (default: train's 0.002;
+#               with -f, 0.0002)
 #   -d FILE     older data to train on too (repeatable)
 #   -G GAMES    most gate games (default 2000; the SPRT may stop sooner)
 #   -M NODES    gate: iterations a move (default 30000, about 100 ms of one
@@ -44,15 +48,16 @@ seed=7000000
 shards=1
 print_only=false
 threads=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
-epochs=4
-lambda=0.5
+epochs=
+lambda=
 finetune=false
+lr=
 older=()
 gate_games=2000
 gate_limit=(--nodes 30000)
 sprt="0 10 0.05 0.05"
 concurrency=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
-while getopts "n:c:w:g:N:r:s:k:pt:e:l:fd:G:M:T:S:C:h" opt; do
+while getopts "n:c:w:g:N:r:s:k:pt:e:l:fL:d:G:M:T:S:C:h" opt; do
   case $opt in
     n) name=$OPTARG ;;
     c) current=$OPTARG ;;
@@ -67,6 +72,7 @@ while getopts "n:c:w:g:N:r:s:k:pt:e:l:fd:G:M:T:S:C:h" opt; do
     e) epochs=$OPTARG ;;
     l) lambda=$OPTARG ;;
     f) finetune=true ;;
+    L) lr=$OPTARG ;;
     d) older+=("$OPTARG") ;;
     G) gate_games=$OPTARG ;;
     M) gate_limit=(--nodes "$OPTARG") ;;
@@ -83,6 +89,9 @@ ultimo=${1:-target/release/ultimo}
 [ -x "$ultimo" ] || { echo "generation.sh: no binary at $ultimo (cargo build --release)" >&2; exit 2; }
 [ -f "$current" ] || { echo "generation.sh: no current net at $current" >&2; exit 2; }
 work=${work:-gen/$name}
+# A fine-tune's defaults are the recipe of the last nets whose gates
+# passed (g11f: 3 epochs at lr 0.0002; g14l1: the same with lambda 1).
+if $finetune; then epochs=${epochs:-3} lambda=${lambda:-1} lr=${lr:-0.0002}; else epochs=${epochs:-4} lambda=${lambda:-0.5}; fi
 mkdir -p "$work"
 say() { echo "generation $name: $*" >&2; }
 
@@ -111,7 +120,8 @@ fi
 # 2. Training.
 train=("$ultimo" train --data "$work/data.bin" "${older[@]}" --out "$work/$name.nnue"
   --name "$name" --epochs "$epochs" --lambda "$lambda" --seed 1)
-$finetune && train+=(--init "$current" --lr 0.0005)
+$finetune && train+=(--init "$current")
+[ -n "$lr" ] && train+=(--lr "$lr")
 if [ ! -f "$work/$name.nnue" ]; then
   say "training"
   "${train[@]}" | tee "$work/train.log"
