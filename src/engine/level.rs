@@ -79,7 +79,8 @@ const fn level(elo: u32, nodes: u64, temperature: f64, see_win: f64, see_threat:
 /// Ultimate Tic-Tac-Toe's levels (the net with PUCT), level 1 first: the
 /// mean of two ladders of 400 games a step at 100 ms a move, measured
 /// with g11f built in, and checked with g14l1 built in, every level
-/// within its interval (the Elos drift with the net: see README.md).
+/// within its interval, and with g15m, every level but level 1 (2 Elo
+/// outside); the Elos drift with the net: see README.md.
 const UTTT: [Level; LEVELS] = [
     level(210, 1, 3.0, 0.3, 0.0),
     level(330, 1, 1.0, 0.6, 0.3),
