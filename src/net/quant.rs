@@ -41,9 +41,9 @@
 //!
 //! Against the `f32` forward pass (the trainer's), checked by
 //! `quantised_inference_follows_the_f32_net` in `tests.rs`, the value and
-//! the priors differ by about 0.01 at most (0.015 in one position for the
-//! built-in g15m, 0.006 for g14l1 before it, 0.016 in one position for
-//! g11f): `docs/net.md` has the table by `qa` and each net's figures.
+//! the priors differ by about 0.01 at most (0.015 for the built-in g15m,
+//! 0.006 for g14l1 before it, 0.016 in one position for g11f):
+//! `docs/net.md` has the table by `qa` and each net's figures.
 //!
 //! The error falls as `1 / qa`: it is the first layer's rounding (half a
 //! unit per weight, over some 50-100 rows a sum), which the second layer
